@@ -1,0 +1,57 @@
+/**
+ * The backoff contract: a backoff is an immutable value whose `next()` returns the backoff after one
+ * more failure. Nothing carries hidden counters, so a policy is easy to test and to write.
+ * @module
+ */
+
+/** A source of uniformly distributed numbers in [0, 1], like `Math.random`. Injected for tests. */
+export type RandomSource = () => number;
+
+/**
+ * The longest delay any policy returns: 2^31 - 1 ms (about 24.8 days), the largest value that
+ * `setTimeout` honours. Every delay a policy yields is clamped into [0, MAX_DELAY_MS].
+ */
+export const MAX_DELAY_MS = 2 ** 31 - 1;
+
+/** One step of a backoff: the wait that follows a failure, and how to get the step after it. */
+export interface Backoff {
+  /** The wait, in milliseconds, from the start of the failed attempt to the start of the next one. */
+  readonly delay: number;
+  /** The backoff after one more consecutive failure. */
+  next(random: RandomSource): Backoff;
+}
+
+/**
+ * A backoff policy: a factory for the first step after a reset.
+ *
+ * @example A constant one-second policy, written by hand:
+ * ```ts
+ * const everySecond: BackoffPolicy = {
+ *   first: () => ({ delay: 1000, next() { return this; } }),
+ * };
+ * ```
+ */
+export interface BackoffPolicy {
+  /** The backoff that applies to the first attempt after a reset. */
+  first(random: RandomSource): Backoff;
+}
+
+/** Clamps a computed delay into [0, {@link MAX_DELAY_MS}]. NaN is a programming error and throws. */
+export function clampDelay(delay: number): number {
+  if (Number.isNaN(delay)) {
+    throw new RangeError('redialer: a backoff policy produced NaN as a delay');
+  }
+  return Math.min(MAX_DELAY_MS, Math.max(0, delay));
+}
+
+/**
+ * Draws a number uniformly from [low, high] using `random`. A random source that returns anything
+ * but a number in [0, 1] is rejected with a RangeError, so a broken source cannot yield NaN waits.
+ */
+export function uniform(random: RandomSource, low: number, high: number): number {
+  const r = random();
+  if (typeof r !== 'number' || !(r >= 0 && r <= 1)) {
+    throw new RangeError(`redialer: option "random" must return a number in [0, 1], got ${String(r)}`);
+  }
+  return low + r * (high - low);
+}

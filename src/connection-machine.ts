@@ -1,0 +1,308 @@
+/**
+ * The connection state machine as a pure function: `(state, event, env) -> { state, effects }`.
+ * It reads no clock and starts nothing; the time and the random source come in `env`, and the
+ * effects (start or stop an attempt, arm or clear the one timer, complete) are data that
+ * {@link ConnectionManager} carries out. Events that do not apply to the current state are no-ops
+ * whose `detail` says why.
+ * @module
+ */
+import type { Backoff, BackoffPolicy, RandomSource } from './backoff/backoff.js';
+import { MAX_DELAY_MS } from './backoff/backoff.js';
+import type { ConnectionSnapshot, ShutdownReason } from './connection-snapshot.js';
+import { type ConnectivityState, isAllowedTransition } from './connectivity-state.js';
+import { ConnectTimeoutError } from './errors/connect-timeout-error.js';
+import { ConnectionClosedError } from './errors/connection-closed-error.js';
+import { isPermanentError } from './errors/permanent-error.js';
+import { ShutdownError } from './errors/shutdown-error.js';
+
+/** The machine's whole state: the public snapshot plus the bookkeeping behind it. */
+export interface MachineState<C> {
+  readonly snapshot: ConnectionSnapshot<C>;
+  /** The backoff that governs the wait after the current or last attempt; undefined after a reset. */
+  readonly backoff: Backoff | undefined;
+  /** Start of the current or last attempt. */
+  readonly attemptStartedAt: number;
+  /** Earliest start of the next attempt: start of the last attempt + its backoff delay. */
+  readonly deadline: number;
+  /** Identifies the attempt (and the connection it became) across the manager's life. */
+  readonly attemptId: number;
+  /** When the one timer fires (attempt cut in CONNECTING, next attempt in TRANSIENT_FAILURE). */
+  readonly timerAt: number | undefined;
+}
+
+/** Everything that can happen to a manager. */
+export type MachineEvent<C> =
+  | { readonly type: 'connect' }
+  | { readonly type: 'established'; readonly attemptId: number; readonly connection: C }
+  | { readonly type: 'ended'; readonly attemptId: number; readonly error: unknown; readonly clean: boolean }
+  | { readonly type: 'timer'; readonly at: number }
+  | { readonly type: 'reset-backoff' }
+  | { readonly type: 'idle' }
+  | { readonly type: 'shutdown' };
+
+/** Work for the runner. */
+export type Effect =
+  | { readonly type: 'start-attempt'; readonly attemptId: number; readonly attempt: number; readonly timeoutAt: number }
+  | { readonly type: 'stop-attempt'; readonly attemptId: number; readonly reason: Error }
+  /** Arms the one timer at `at`, replacing any armed timer. */
+  | { readonly type: 'set-timer'; readonly at: number }
+  | { readonly type: 'clear-timer' }
+  | { readonly type: 'complete' };
+
+/** The inputs of a transition besides state and event. */
+export interface MachineEnv {
+  readonly now: number;
+  readonly random: RandomSource;
+  readonly backoff: BackoffPolicy;
+  readonly minConnectTimeout: number;
+  readonly minUptime: number;
+  readonly autoReconnect: boolean;
+}
+
+/** The outcome of one event. A no-op returns the same `state` object and no effects. */
+export interface Transition<C> {
+  readonly state: MachineState<C>;
+  readonly effects: readonly Effect[];
+  readonly detail: string;
+}
+
+type EventType = MachineEvent<unknown>['type'];
+type EventOf<C, T extends EventType> = Extract<MachineEvent<C>, { type: T }>;
+type Handler<C, T extends EventType> = (m: MachineState<C>, event: EventOf<C, T>, env: MachineEnv) => Transition<C>;
+type HandlerTable = Readonly<Record<ConnectivityState, { readonly [T in EventType]?: Handler<unknown, T> }>>;
+
+/** The state of a new manager. */
+export function initialState<C>(now: number): MachineState<C> {
+  return {
+    snapshot: { state: 'IDLE', since: now, attempt: 0, lastError: undefined },
+    backoff: undefined,
+    attemptStartedAt: -Infinity,
+    deadline: -Infinity,
+    attemptId: 0,
+    timerAt: undefined,
+  };
+}
+
+function noop<C>(m: MachineState<C>, detail: string): Transition<C> {
+  return { state: m, effects: [], detail: `ignored: ${detail}` };
+}
+
+function enter<C>(m: MachineState<C>, patch: Partial<MachineState<C>>, snapshot: ConnectionSnapshot<C>): MachineState<C> {
+  const from = m.snapshot.state;
+  if (from !== snapshot.state && !isAllowedTransition(from, snapshot.state)) {
+    throw new Error(`redialer: internal error: transition ${from} -> ${snapshot.state} is not in the table`);
+  }
+  return { ...m, ...patch, snapshot };
+}
+
+function checkedDelay(backoff: Backoff): number {
+  const delay: unknown = backoff.delay;
+  if (typeof delay !== 'number' || Number.isNaN(delay)) {
+    throw new RangeError(`redialer: the backoff policy returned ${String(delay)} as a delay; expected a number of milliseconds`);
+  }
+  return Math.min(MAX_DELAY_MS, Math.max(0, delay));
+}
+
+function timerEffects(m: MachineState<unknown>): Effect[] {
+  return m.timerAt === undefined ? [] : [{ type: 'clear-timer' }];
+}
+
+function stopEffects(m: MachineState<unknown>, reason: Error): Effect[] {
+  const state = m.snapshot.state;
+  return state === 'CONNECTING' || state === 'READY' ? [{ type: 'stop-attempt', attemptId: m.attemptId, reason }] : [];
+}
+
+function shutdownWith<C>(m: MachineState<C>, env: MachineEnv, reason: ShutdownReason, error: unknown, detail: string): Transition<C> {
+  const lastError = reason === 'shutdown' ? m.snapshot.lastError : error;
+  const state = enter(m, { timerAt: undefined }, {
+    state: 'SHUTDOWN',
+    since: env.now,
+    attempt: m.snapshot.attempt,
+    lastError,
+    reason,
+  });
+  return {
+    state,
+    effects: [...timerEffects(m), ...stopEffects(m, new ShutdownError()), { type: 'complete' }],
+    detail,
+  };
+}
+
+/** Starts the next attempt: draws the backoff that will follow it and arms the cut timer. */
+function startAttempt<C>(m: MachineState<C>, env: MachineEnv, detail: string): Transition<C> {
+  let backoff: Backoff;
+  let delay: number;
+  try {
+    backoff = m.backoff === undefined ? env.backoff.first(env.random) : m.backoff.next(env.random);
+    delay = checkedDelay(backoff);
+  } catch (error) {
+    return shutdownWith(m, env, 'policy-error', error, `backoff policy failed: ${String(error)}`);
+  }
+  const attempt = m.backoff === undefined ? 1 : m.snapshot.attempt + 1;
+  const deadline = env.now + delay;
+  const timeoutAt = Math.max(deadline, env.now + env.minConnectTimeout);
+  const attemptId = m.attemptId + 1;
+  const state = enter(m, { backoff, attemptStartedAt: env.now, deadline, attemptId, timerAt: timeoutAt }, {
+    state: 'CONNECTING',
+    since: env.now,
+    attempt,
+    lastError: m.snapshot.lastError,
+    timeoutAt,
+  });
+  return {
+    state,
+    effects: [
+      { type: 'set-timer', at: timeoutAt },
+      { type: 'start-attempt', attemptId, attempt, timeoutAt },
+    ],
+    detail: `${detail}; attempt ${String(attempt)}, next no sooner than +${String(delay)} ms, cut at +${String(timeoutAt - env.now)} ms`,
+  };
+}
+
+/** An attempt failed (or was cut): wait until its deadline, measured from its start. */
+function attemptFailed<C>(m: MachineState<C>, env: MachineEnv, error: unknown, extra: Effect[], detail: string): Transition<C> {
+  if (isPermanentError(error)) {
+    const shut = shutdownWith(m, env, 'permanent-failure', error, `permanent failure: ${error.message}`);
+    return { ...shut, effects: [...extra, ...shut.effects] };
+  }
+  const nextAttemptAt = Math.max(env.now, m.deadline);
+  const state = enter(m, { timerAt: nextAttemptAt }, {
+    state: 'TRANSIENT_FAILURE',
+    since: env.now,
+    attempt: m.snapshot.attempt,
+    lastError: error,
+    nextAttemptAt,
+  });
+  return {
+    state,
+    effects: [...extra, { type: 'set-timer', at: nextAttemptAt }],
+    detail: `${detail}; next attempt in ${String(nextAttemptAt - env.now)} ms`,
+  };
+}
+
+/**
+ * A READY connection ended (lost, or closed by `idle()`). If it stayed up for minUptime, the backoff
+ * resets; otherwise it counts as a failed attempt and the backoff keeps growing.
+ */
+function connectionEnded<C>(m: MachineState<C>, env: MachineEnv, error: unknown, goIdle: boolean, extra: Effect[], detail: string): Transition<C> {
+  if (isPermanentError(error)) {
+    const shut = shutdownWith(m, env, 'permanent-failure', error, `permanent failure: ${error.message}`);
+    return { ...shut, effects: [...extra, ...shut.effects] };
+  }
+  const uptime = env.now - m.snapshot.since;
+  const stable = uptime >= env.minUptime;
+  let nextAttemptAt = Math.max(env.now, m.deadline);
+  if (stable) {
+    // Even after a reset, never start sooner than one fresh first wait after the last attempt began.
+    try {
+      nextAttemptAt = Math.max(env.now, m.attemptStartedAt + checkedDelay(env.backoff.first(env.random)));
+    } catch (policyError) {
+      return shutdownWith(m, env, 'policy-error', policyError, `backoff policy failed: ${String(policyError)}`);
+    }
+  }
+  const patch: Partial<MachineState<C>> = stable ? { backoff: undefined } : {};
+  const attempt = stable ? 0 : m.snapshot.attempt;
+  const why = `${detail} after ${String(uptime)} ms (${stable ? 'backoff reset' : `under minUptime ${String(env.minUptime)} ms: counts as a failure`})`;
+  if (goIdle || !env.autoReconnect) {
+    const state = enter(m, { ...patch, timerAt: undefined }, { state: 'IDLE', since: env.now, attempt, lastError: error });
+    return { state, effects: extra, detail: why };
+  }
+  const state = enter(m, { ...patch, timerAt: nextAttemptAt }, {
+    state: 'TRANSIENT_FAILURE',
+    since: env.now,
+    attempt,
+    lastError: error,
+    nextAttemptAt,
+  });
+  return {
+    state,
+    effects: [...extra, { type: 'set-timer', at: nextAttemptAt }],
+    detail: `${why}; next attempt in ${String(nextAttemptAt - env.now)} ms`,
+  };
+}
+
+const HANDLERS: HandlerTable = {
+  IDLE: {
+    connect: (m, _e, env) => startAttempt(m, env, 'connection requested'),
+    'reset-backoff': (m) => ({ state: { ...m, backoff: undefined }, effects: [], detail: 'backoff reset' }),
+  },
+  CONNECTING: {
+    established: (m, e, env) => {
+      const state = enter(m, { timerAt: undefined }, {
+        state: 'READY',
+        since: env.now,
+        attempt: m.snapshot.attempt,
+        lastError: undefined,
+        connection: e.connection,
+      });
+      return { state, effects: timerEffects(m), detail: `attempt ${String(m.snapshot.attempt)} established` };
+    },
+    ended: (m, e, env) => {
+      const error = e.clean ? new ConnectionClosedError('the connection closed before it was established') : e.error;
+      return attemptFailed(m, env, error, [], `attempt ${String(m.snapshot.attempt)} failed`);
+    },
+    timer: (m, _e, env) => {
+      const error = new ConnectTimeoutError(m.snapshot.attempt, env.now - m.snapshot.since);
+      return attemptFailed({ ...m, timerAt: undefined }, env, error, [{ type: 'stop-attempt', attemptId: m.attemptId, reason: error }], error.message);
+    },
+    'reset-backoff': (m, _e, env) => {
+      // The next attempt will use the first backoff, and if this one fails it follows at once.
+      const deadline = Math.min(m.deadline, env.now);
+      const snapshot = m.snapshot as Extract<ConnectionSnapshot, { state: 'CONNECTING' }>;
+      const timeoutAt = Math.max(deadline, snapshot.since + env.minConnectTimeout);
+      if (timeoutAt === snapshot.timeoutAt) {
+        return { state: { ...m, backoff: undefined, deadline }, effects: [], detail: 'backoff reset' };
+      }
+      const state = enter(m, { backoff: undefined, deadline, timerAt: timeoutAt }, { ...snapshot, timeoutAt });
+      return { state, effects: [{ type: 'set-timer', at: timeoutAt }], detail: `backoff reset; cut moved to +${String(timeoutAt - env.now)} ms` };
+    },
+    idle: (m, _e, env) => {
+      const state = enter(m, { timerAt: undefined }, { state: 'IDLE', since: env.now, attempt: m.snapshot.attempt, lastError: m.snapshot.lastError });
+      const effects = [...timerEffects(m), ...stopEffects(m, new ShutdownError('the connection manager went idle'))];
+      return { state, effects, detail: 'went idle; attempt aborted' };
+    },
+  },
+  READY: {
+    ended: (m, e, env) => {
+      const error = e.clean ? new ConnectionClosedError() : e.error;
+      return connectionEnded(m, env, error, false, [], 'connection lost');
+    },
+    'reset-backoff': (m) => ({ state: { ...m, backoff: undefined }, effects: [], detail: 'backoff reset' }),
+    idle: (m, _e, env) =>
+      connectionEnded(m, env, new ConnectionClosedError('the connection was closed by idle()'), true, stopEffects(m, new ShutdownError('the connection manager went idle')), 'went idle'),
+  },
+  TRANSIENT_FAILURE: {
+    timer: (m, _e, env) => startAttempt(m, env, 'backoff elapsed'),
+    'reset-backoff': (m, _e, env) => startAttempt({ ...m, backoff: undefined }, env, 'backoff reset'),
+  },
+  SHUTDOWN: {},
+};
+
+const NOT_APPLICABLE: Readonly<Record<EventType, string>> = {
+  connect: 'connect() applies only in IDLE',
+  established: 'no attempt in flight',
+  ended: 'no attempt or connection to end',
+  timer: 'no timer armed',
+  'reset-backoff': 'nothing to reset',
+  idle: 'idle() applies only in CONNECTING and READY',
+  shutdown: 'already shut down',
+};
+
+/** Applies `event` to `m`. Pure: the same inputs give the same outputs. */
+export function transition<C>(m: MachineState<C>, event: MachineEvent<C>, env: MachineEnv): Transition<C> {
+  const state = m.snapshot.state;
+  if (state === 'SHUTDOWN') return noop(m, `${event.type} after SHUTDOWN`);
+  if (event.type === 'shutdown') return shutdownWith(m, env, 'shutdown', undefined, 'shutdown requested');
+  if ((event.type === 'established' || event.type === 'ended') && event.attemptId !== m.attemptId) {
+    return noop(m, `${event.type} from stale attempt #${String(event.attemptId)}`);
+  }
+  if (event.type === 'timer' && event.at !== m.timerAt) {
+    return noop(m, `stale timer for ${String(event.at)}`);
+  }
+  // The table is keyed by event type, so each handler receives the event variant it declares.
+  const handler = HANDLERS[state][event.type] as
+    | ((m: MachineState<C>, e: MachineEvent<C>, env: MachineEnv) => Transition<C>)
+    | undefined;
+  if (handler === undefined) return noop(m, `${event.type} in ${state}: ${NOT_APPLICABLE[event.type]}`);
+  return handler(m, event, env);
+}

@@ -1,0 +1,279 @@
+/**
+ * The runner around the pure state machine: it owns the one timer and the one attempt in flight,
+ * carries out the machine's effects, and publishes snapshots on `state$`.
+ * @module
+ */
+import { defer, isObservable, type Observable, ReplaySubject, type Subscription } from 'rxjs';
+import {
+  type ConnectionManagerOptions,
+  type ResolvedOptions,
+  resolveOptions,
+} from './connection-options.js';
+import { type Effect, type MachineEvent, type MachineState, initialState, transition } from './connection-machine.js';
+import type { ConnectionSnapshot } from './connection-snapshot.js';
+import type { ConnectivityState } from './connectivity-state.js';
+import { permanent } from './errors/permanent-error.js';
+import { checkOptionsObject, optionalNumber } from './validate.js';
+
+/** Options of {@link ConnectionManager.waitForStateChange}. */
+export interface WaitForStateChangeOptions {
+  /** Resolve `false` at this time on the scheduler clock (like gRPC's deadline). */
+  readonly deadline?: number;
+  /** Resolve `false` after this many milliseconds (the earlier of `deadline` and `timeout` applies). */
+  readonly timeout?: number;
+  /** Reject with `signal.reason` when aborted; the wait leaves nothing behind. */
+  readonly signal?: AbortSignal;
+}
+
+interface AttemptInFlight {
+  readonly id: number;
+  readonly controller: AbortController;
+  subscription: Subscription | undefined;
+}
+
+// Older browsers lack Symbol.dispose; fall back to the registered symbol that polyfills use.
+const disposeSymbol = ((Symbol as { dispose?: symbol }).dispose ?? Symbol.for('Symbol.dispose')) as typeof Symbol.dispose;
+
+/**
+ * Keeps one connection alive with gRPC's connection-backoff protocol, for any transport, and
+ * publishes its connectivity state.
+ *
+ * A manager starts IDLE; `connect()` starts the first attempt. Each attempt runs through the
+ * `connector` and is cut at max(backoff deadline, start + minConnectTimeout). Waits are measured from
+ * the start of each attempt. `shutdown()` is terminal and leaves no timer and no attempt behind.
+ *
+ * @example
+ * ```ts
+ * const manager = new ConnectionManager({ connector: openWebSocket });
+ * manager.state$.subscribe((s) => console.log(s.state, s.attempt));
+ * manager.connect();
+ * ```
+ */
+export class ConnectionManager<C = unknown> {
+  /**
+   * The connectivity snapshots: replays the current one to each new subscriber, emits on every
+   * change and only then, and completes after SHUTDOWN (a late subscriber still sees SHUTDOWN).
+   */
+  readonly state$: Observable<ConnectionSnapshot<C>>;
+
+  readonly #options: ResolvedOptions<C>;
+  readonly #subject = new ReplaySubject<ConnectionSnapshot<C>>(1);
+  #machine: MachineState<C>;
+  readonly #queue: MachineEvent<C>[] = [];
+  #draining = false;
+  #timer: Subscription | undefined;
+  #attempt: AttemptInFlight | undefined;
+
+  constructor(options: ConnectionManagerOptions<C>) {
+    this.#options = resolveOptions(options);
+    this.#machine = initialState<C>(this.#options.scheduler.now());
+    this.#subject.next(this.#machine.snapshot);
+    this.state$ = this.#subject.asObservable();
+  }
+
+  /** The current snapshot. */
+  get snapshot(): ConnectionSnapshot<C> {
+    return this.#machine.snapshot;
+  }
+
+  /** The current state (gRPC's GetState); with `tryToConnect`, an IDLE manager starts connecting. */
+  getState(tryToConnect = false): ConnectivityState {
+    const state = this.#machine.snapshot.state;
+    if (tryToConnect) this.connect();
+    return state;
+  }
+
+  /** Requests a connection: IDLE -> CONNECTING. Elsewhere a traced no-op. */
+  connect(): void {
+    this.#dispatch({ type: 'connect' });
+  }
+
+  /**
+   * gRPC's ResetConnectBackoff: in TRANSIENT_FAILURE the next attempt starts now; in any state the
+   * next wait starts again from the initial backoff. Never lengthens a wait.
+   */
+  resetBackoff(): void {
+    this.#dispatch({ type: 'reset-backoff' });
+  }
+
+  /** Aborts the attempt or closes the connection and goes IDLE (an idle timeout). */
+  idle(): void {
+    this.#dispatch({ type: 'idle' });
+  }
+
+  /** Terminal and idempotent: aborts the attempt, closes the connection, clears the timer, completes `state$`. */
+  shutdown(): void {
+    this.#dispatch({ type: 'shutdown' });
+  }
+
+  /** Same as {@link shutdown}, for `using` declarations. */
+  [disposeSymbol](): void {
+    this.shutdown();
+  }
+
+  /**
+   * gRPC's WaitForStateChange: resolves `true` once the state differs from `source` (at once if it
+   * already does), `false` at the deadline, or `false` at once when both are SHUTDOWN (it can never
+   * change). Rejects with the signal's reason when aborted.
+   */
+  waitForStateChange(source: ConnectivityState, options: WaitForStateChangeOptions = {}): Promise<boolean> {
+    const raw = checkOptionsObject('waitForStateChange options', options);
+    const { scheduler } = this.#options;
+    const now = scheduler.now();
+    const deadline = Math.min(
+      optionalNumber('deadline', raw['deadline'], Infinity, { allowInfinity: true }),
+      now + optionalNumber('timeout', raw['timeout'], Infinity, { min: 0, allowInfinity: true }),
+    );
+    const { signal } = options;
+    return new Promise<boolean>((resolve, reject) => {
+      if (signal?.aborted === true) {
+        reject(signal.reason);
+        return;
+      }
+      const state = this.#machine.snapshot.state;
+      if (state !== source) {
+        resolve(true);
+        return;
+      }
+      if (state === 'SHUTDOWN' || deadline <= now) {
+        resolve(false);
+        return;
+      }
+      let timer: Subscription | undefined;
+      const settle = (outcome: () => void): void => {
+        subscription.unsubscribe();
+        timer?.unsubscribe();
+        signal?.removeEventListener('abort', onAbort);
+        outcome();
+      };
+      const onAbort = (): void => {
+        settle(() => {
+          reject(signal?.reason);
+        });
+      };
+      const subscription = this.#subject.subscribe((snapshot) => {
+        if (snapshot.state !== source) settle(() => { resolve(true); });
+      });
+      if (deadline !== Infinity) {
+        timer = scheduler.schedule(() => {
+          settle(() => { resolve(false); });
+        }, Math.min(2 ** 31 - 1, deadline - now));
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  #dispatch(event: MachineEvent<C>): void {
+    this.#queue.push(event);
+    if (this.#draining) return;
+    this.#draining = true;
+    try {
+      for (let next = this.#queue.shift(); next !== undefined; next = this.#queue.shift()) {
+        this.#process(next);
+      }
+    } finally {
+      this.#draining = false;
+      this.#queue.length = 0;
+    }
+  }
+
+  #process(event: MachineEvent<C>): void {
+    const before = this.#machine;
+    const options = this.#options;
+    const now = options.scheduler.now();
+    const result = transition(before, event, {
+      now,
+      random: options.random,
+      backoff: options.backoff,
+      minConnectTimeout: options.minConnectTimeout,
+      minUptime: options.minUptime,
+      autoReconnect: options.autoReconnect,
+    });
+    this.#machine = result.state;
+    let complete = false;
+    for (const effect of result.effects) {
+      if (effect.type === 'complete') complete = true;
+      else this.#run(effect);
+    }
+    options.trace?.({
+      time: now,
+      event: event.type,
+      from: before.snapshot.state,
+      to: result.state.snapshot.state,
+      detail: result.detail,
+    });
+    if (result.state.snapshot !== before.snapshot) this.#subject.next(result.state.snapshot);
+    if (complete) this.#subject.complete();
+  }
+
+  #run(effect: Exclude<Effect, { type: 'complete' }>): void {
+    switch (effect.type) {
+      case 'set-timer': {
+        this.#timer?.unsubscribe();
+        const { scheduler } = this.#options;
+        const at = effect.at;
+        this.#timer = scheduler.schedule(() => {
+          this.#timer = undefined;
+          this.#dispatch({ type: 'timer', at });
+        }, Math.max(0, at - scheduler.now()));
+        return;
+      }
+      case 'clear-timer':
+        this.#timer?.unsubscribe();
+        this.#timer = undefined;
+        return;
+      case 'start-attempt':
+        this.#startAttempt(effect.attemptId, effect.attempt, effect.timeoutAt);
+        return;
+      case 'stop-attempt': {
+        const attempt = this.#attempt;
+        if (attempt?.id !== effect.attemptId) return;
+        this.#attempt = undefined;
+        attempt.subscription?.unsubscribe();
+        attempt.controller.abort(effect.reason);
+        return;
+      }
+    }
+  }
+
+  #startAttempt(id: number, attempt: number, timeoutAt: number): void {
+    if (this.#attempt !== undefined) {
+      throw new Error(`redialer: internal error: attempt #${String(id)} started while #${String(this.#attempt.id)} is in flight`);
+    }
+    const controller = new AbortController();
+    const record: AttemptInFlight = { id, controller, subscription: undefined };
+    this.#attempt = record;
+    const finish = (): void => {
+      if (this.#attempt === record) this.#attempt = undefined;
+    };
+    let established = false;
+    const { connector } = this.#options;
+    const source = defer(() => {
+      const observable: unknown = connector({ attempt, signal: controller.signal, timeoutAt });
+      if (!isObservable(observable)) {
+        throw permanent(new TypeError('redialer: the connector must return an RxJS Observable'));
+      }
+      return observable as Observable<C>;
+    });
+    record.subscription = source.subscribe({
+      next: (connection) => {
+        if (established) return;
+        established = true;
+        this.#dispatch({ type: 'established', attemptId: id, connection });
+      },
+      error: (error: unknown) => {
+        finish();
+        this.#dispatch({ type: 'ended', attemptId: id, error, clean: false });
+      },
+      complete: () => {
+        finish();
+        this.#dispatch({ type: 'ended', attemptId: id, error: undefined, clean: true });
+      },
+    });
+  }
+}
+
+/** Creates a {@link ConnectionManager}. */
+export function createConnectionManager<C>(options: ConnectionManagerOptions<C>): ConnectionManager<C> {
+  return new ConnectionManager(options);
+}

@@ -1,0 +1,138 @@
+/**
+ * Options of a connection manager, their defaults and their validation.
+ * @module
+ */
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import type { BackoffPolicy, RandomSource } from './backoff/backoff.js';
+import { grpcBackoff } from './backoff/grpc-backoff.js';
+import type { Connector } from './connector.js';
+import type { ConnectivityState } from './connectivity-state.js';
+import { unrefScheduler } from './unref-scheduler.js';
+import {
+  checkOptionsObject,
+  describeValue,
+  optionalBoolean,
+  optionalFunction,
+  optionalNumber,
+} from './validate.js';
+
+/** One line of the manager's trace: a transition, or an event that did not apply. */
+export interface TraceEntry {
+  /** Scheduler time of the event. */
+  readonly time: number;
+  /** The event, e.g. `attempt-failed`, `timer`, `reset-backoff`. */
+  readonly event: string;
+  /** The state before the event. */
+  readonly from: ConnectivityState;
+  /** The state after it (equal to `from` for a no-op). */
+  readonly to: ConnectivityState;
+  /** What happened, e.g. `attempt 3 cut after 20000 ms` or `ignored: already connecting`. */
+  readonly detail: string;
+}
+
+/** Options of {@link ConnectionManager}; every time is in milliseconds. */
+export interface ConnectionManagerOptions<C> {
+  /** Starts attempts. Required. */
+  readonly connector: Connector<C>;
+  /** The backoff policy. @defaultValue `grpcBackoff()` (1 s, ×1.6, ±20 %, 120 s cap) */
+  readonly backoff?: BackoffPolicy;
+  /** The least time any attempt is given before it is cut. @defaultValue 20000 */
+  readonly minConnectTimeout?: number;
+  /**
+   * How long a connection must stay READY for its establishment to reset the backoff. A connection
+   * lost sooner counts as a failed attempt: the next attempt waits for that attempt's deadline and
+   * the backoff keeps growing, so a server that accepts and drops at once cannot drive a fast loop.
+   * 0 resets on establishment, as gRPC specifies. @defaultValue 5000
+   */
+  readonly minUptime?: number;
+  /**
+   * Whether a lost READY connection reconnects by itself (READY -> TRANSIENT_FAILURE -> CONNECTING).
+   * When false, a lost connection goes IDLE until `connect()`, as newer gRPC versions do.
+   * @defaultValue true
+   */
+  readonly autoReconnect?: boolean;
+  /** The clock and timers. @defaultValue `asyncScheduler` (or an unref'd timer scheduler when `unref`) */
+  readonly scheduler?: SchedulerLike;
+  /** The random source for jitter, returning numbers in [0, 1]. @defaultValue `Math.random` */
+  readonly random?: RandomSource;
+  /**
+   * Unref the manager's timers so that a manager waiting to reconnect never holds a Node process
+   * open. Applies to the default scheduler; with a custom `scheduler`, unref it yourself.
+   * @defaultValue false
+   */
+  readonly unref?: boolean;
+  /** Receives every transition and every ignored event, for logs and debugging. */
+  readonly trace?: (entry: TraceEntry) => void;
+}
+
+/** The options after validation, with defaults filled in. */
+export interface ResolvedOptions<C> {
+  readonly connector: Connector<C>;
+  readonly backoff: BackoffPolicy;
+  readonly minConnectTimeout: number;
+  readonly minUptime: number;
+  readonly autoReconnect: boolean;
+  readonly scheduler: SchedulerLike;
+  readonly random: RandomSource;
+  readonly trace: ((entry: TraceEntry) => void) | undefined;
+}
+
+/** Defaults of the numeric options. */
+export const CONNECTION_DEFAULTS = Object.freeze({
+  minConnectTimeout: 20_000,
+  minUptime: 5_000,
+  autoReconnect: true,
+});
+
+const MAX_TIMER = 2 ** 31 - 1;
+
+function isScheduler(value: unknown): value is SchedulerLike {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as SchedulerLike).now === 'function' &&
+    typeof (value as SchedulerLike).schedule === 'function'
+  );
+}
+
+function isPolicy(value: unknown): value is BackoffPolicy {
+  return typeof value === 'object' && value !== null && typeof (value as BackoffPolicy).first === 'function';
+}
+
+/** Validates `options` and fills in defaults; throws a TypeError or RangeError naming the bad option. */
+export function resolveOptions<C>(options: ConnectionManagerOptions<C>): ResolvedOptions<C> {
+  const raw = checkOptionsObject('ConnectionManager options', options);
+  const connector = optionalFunction<Connector<C>>('connector', raw['connector']);
+  if (connector === undefined) {
+    throw new TypeError('redialer: option "connector" is required: a function that starts an attempt');
+  }
+  const backoff = raw['backoff'] ?? grpcBackoff();
+  if (!isPolicy(backoff)) {
+    throw new TypeError(
+      `redialer: option "backoff" must be a backoff policy (an object with first()), got ${describeValue(backoff)}`,
+    );
+  }
+  const unref = optionalBoolean('unref', raw['unref'], false);
+  const scheduler = raw['scheduler'] ?? (unref ? unrefScheduler : asyncScheduler);
+  if (!isScheduler(scheduler)) {
+    throw new TypeError(
+      `redialer: option "scheduler" must be an RxJS SchedulerLike (with now() and schedule()), got ${describeValue(scheduler)}`,
+    );
+  }
+  if (unref && raw['scheduler'] !== undefined) {
+    throw new TypeError('redialer: option "unref" applies to the default scheduler; with "scheduler", pass an unref\'d one');
+  }
+  return {
+    connector,
+    backoff,
+    minConnectTimeout: optionalNumber('minConnectTimeout', raw['minConnectTimeout'], CONNECTION_DEFAULTS.minConnectTimeout, {
+      min: 0,
+      max: MAX_TIMER,
+    }),
+    minUptime: optionalNumber('minUptime', raw['minUptime'], CONNECTION_DEFAULTS.minUptime, { min: 0, max: MAX_TIMER }),
+    autoReconnect: optionalBoolean('autoReconnect', raw['autoReconnect'], CONNECTION_DEFAULTS.autoReconnect),
+    scheduler,
+    random: optionalFunction('random', raw['random'], Math.random),
+    trace: optionalFunction('trace', raw['trace']),
+  };
+}

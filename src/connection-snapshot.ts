@@ -1,0 +1,64 @@
+/**
+ * What `state$` emits: one immutable snapshot per state, with the data that belongs to that state.
+ * All times are milliseconds on the manager's scheduler clock (`scheduler.now()`).
+ * @module
+ */
+
+interface SnapshotBase {
+  /** When this state was entered. */
+  readonly since: number;
+  /**
+   * The number of the current (CONNECTING), establishing (READY) or last attempt in the current
+   * backoff cycle; 0 when no attempt has been made since the last backoff reset.
+   */
+  readonly attempt: number;
+  /** The error that ended the last attempt or connection, if any; cleared on READY. */
+  readonly lastError: unknown;
+}
+
+/** No connection and no attempt. */
+export interface IdleSnapshot extends SnapshotBase {
+  readonly state: 'IDLE';
+}
+
+/** An attempt is in flight; `since` is its start. */
+export interface ConnectingSnapshot extends SnapshotBase {
+  readonly state: 'CONNECTING';
+  /** When the attempt will be cut: max(backoff deadline, start + minConnectTimeout). */
+  readonly timeoutAt: number;
+}
+
+/** Connected: the connector signalled establishment. */
+export interface ReadySnapshot<C> extends SnapshotBase {
+  readonly state: 'READY';
+  /** The value the connector emitted on establishment (a socket, a session, a channel…). */
+  readonly connection: C;
+}
+
+/** Waiting for the next attempt. */
+export interface TransientFailureSnapshot extends SnapshotBase {
+  readonly state: 'TRANSIENT_FAILURE';
+  /** When the next attempt starts unless `resetBackoff()` starts it sooner. */
+  readonly nextAttemptAt: number;
+}
+
+/** Why a manager is in SHUTDOWN. */
+export type ShutdownReason = 'shutdown' | 'permanent-failure' | 'policy-error';
+
+/** Terminal. */
+export interface ShutdownSnapshot extends SnapshotBase {
+  readonly state: 'SHUTDOWN';
+  /**
+   * `shutdown`: `shutdown()` was called; `permanent-failure`: the connector failed with a
+   * PermanentError (in `lastError`); `policy-error`: the backoff policy threw (in `lastError`).
+   */
+  readonly reason: ShutdownReason;
+}
+
+/** A connection manager's state with its per-state data; discriminated on `state`. */
+export type ConnectionSnapshot<C = unknown> =
+  | IdleSnapshot
+  | ConnectingSnapshot
+  | ReadySnapshot<C>
+  | TransientFailureSnapshot
+  | ShutdownSnapshot;

@@ -1,0 +1,42 @@
+/**
+ * The transport port: all the manager knows of sockets.
+ * @module
+ */
+import type { Observable } from 'rxjs';
+
+/** What the manager tells a connector about the attempt it asks for. */
+export interface AttemptContext {
+  /** The attempt number within the current backoff cycle (1 after a reset). */
+  readonly attempt: number;
+  /**
+   * Aborted when the manager gives up on this attempt or connection: the attempt was cut at its
+   * deadline (reason: ConnectTimeoutError), or the manager went idle or shut down (ShutdownError).
+   * The same moment unsubscribes the connector's Observable; the signal is for APIs that take one.
+   */
+  readonly signal: AbortSignal;
+  /** When the attempt will be cut, on the scheduler clock. */
+  readonly timeoutAt: number;
+}
+
+/**
+ * Starts one connection attempt. Subscribing starts it; the Observable then
+ * - emits the connection once the server has proved it accepted it (HTTP/2: the SETTINGS frame;
+ *   WebSocket: `open`) — this is READY and may reset the backoff; later emissions are ignored;
+ * - completes when the connection (or the attempt) ends cleanly, or errors when it fails — an error
+ *   wrapped in {@link PermanentError} stops the manager instead of retrying;
+ * - is unsubscribed when the manager cuts the attempt, goes idle or shuts down: its teardown must
+ *   close the socket.
+ *
+ * @example A WebSocket connector:
+ * ```ts
+ * const connector: Connector<WebSocket> = () =>
+ *   new Observable((subscriber) => {
+ *     const ws = new WebSocket('wss://example.test/feed');
+ *     ws.onopen = () => subscriber.next(ws);
+ *     ws.onclose = (event) =>
+ *       event.code === 1000 ? subscriber.complete() : subscriber.error(new Error(`closed: ${event.code}`));
+ *     return () => ws.close();
+ *   });
+ * ```
+ */
+export type Connector<C> = (context: AttemptContext) => Observable<C>;

@@ -1,0 +1,40 @@
+/**
+ * redialer: gRPC's connection-backoff protocol as an observable connection state machine.
+ * @module redialer
+ */
+export { ConnectivityState, TRANSITIONS, isAllowedTransition } from './connectivity-state.js';
+export type {
+  ConnectionSnapshot,
+  IdleSnapshot,
+  ConnectingSnapshot,
+  ReadySnapshot,
+  TransientFailureSnapshot,
+  ShutdownSnapshot,
+  ShutdownReason,
+} from './connection-snapshot.js';
+export type { Connector, AttemptContext } from './connector.js';
+export { ConnectionManager, createConnectionManager, type WaitForStateChangeOptions } from './connection-manager.js';
+export { CONNECTION_DEFAULTS, type ConnectionManagerOptions, type TraceEntry } from './connection-options.js';
+export {
+  transition,
+  initialState,
+  type MachineState,
+  type MachineEvent,
+  type MachineEnv,
+  type Effect,
+  type Transition,
+} from './connection-machine.js';
+export { type Backoff, type BackoffPolicy, type RandomSource, MAX_DELAY_MS } from './backoff/backoff.js';
+export { grpcBackoff, GRPC_BACKOFF_DEFAULTS, type GrpcBackoffOptions } from './backoff/grpc-backoff.js';
+export {
+  exponentialBackoff,
+  JITTER_KINDS,
+  type JitterKind,
+  type ExponentialBackoffOptions,
+} from './backoff/exponential-backoff.js';
+export { constantBackoff } from './backoff/constant-backoff.js';
+export { unrefScheduler } from './unref-scheduler.js';
+export { ConnectTimeoutError, isConnectTimeoutError } from './errors/connect-timeout-error.js';
+export { PermanentError, isPermanentError, permanent } from './errors/permanent-error.js';
+export { ShutdownError, isShutdownError } from './errors/shutdown-error.js';
+export { ConnectionClosedError, isConnectionClosedError } from './errors/connection-closed-error.js';

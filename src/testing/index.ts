@@ -1,0 +1,6 @@
+/**
+ * Test helpers: a virtual clock and a scriptable connector.
+ * @module redialer/testing
+ */
+export { createVirtualClock, type VirtualClock } from './virtual-clock.js';
+export { createFakeConnector, type FakeAttempt, type FakeConnector } from './fake-connector.js';

@@ -1,0 +1,50 @@
+/**
+ * An RxJS scheduler on the host's timers whose timers do not keep a Node process alive.
+ * @module
+ */
+import { Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
+
+const MAX_TIMER = 2 ** 31 - 1;
+
+type Handle = ReturnType<typeof setTimeout>;
+
+class UnrefAction<T> extends Subscription implements SchedulerAction<T> {
+  private handle: Handle | undefined;
+
+  constructor(private readonly work: (this: SchedulerAction<T>, state?: T) => void) {
+    super(() => {
+      this.clear();
+    });
+  }
+
+  schedule(state?: T, delay = 0): Subscription {
+    if (this.closed) return this;
+    this.clear();
+    const wait = Math.min(MAX_TIMER, Math.max(0, delay));
+    const handle = setTimeout(() => {
+      this.handle = undefined;
+      this.work.call(this, state);
+    }, wait);
+    (handle as { unref?: () => void }).unref?.();
+    this.handle = handle;
+    return this;
+  }
+
+  private clear(): void {
+    if (this.handle !== undefined) {
+      clearTimeout(this.handle);
+      this.handle = undefined;
+    }
+  }
+}
+
+/**
+ * Like RxJS's `asyncScheduler`, but each timer is unref'd (in Node), so pending work never holds the
+ * process open. In browsers it behaves exactly like `asyncScheduler`.
+ */
+export const unrefScheduler: SchedulerLike = Object.freeze({
+  now: () => Date.now(),
+  schedule<T>(work: (this: SchedulerAction<T>, state?: T) => void, delay = 0, state?: T): Subscription {
+    return new UnrefAction(work).schedule(state, delay);
+  },
+});

@@ -4,6 +4,7 @@
  */
 import { seededRandom } from '../../src/simulator/seeded-random.js';
 import { lineChartSvg } from '../../src/simulator/line-chart-svg.js';
+import { smallMultiplesSvg } from '../../src/simulator/small-multiples-svg.js';
 import { idleShare, logLogSlope } from '../support/fit.js';
 import { absNormal } from '../support/normal-delay.js';
 import { AWS_STRATEGIES } from './aws-strategies.js';
@@ -162,6 +163,6 @@ export function awsSvgs(result: AwsStudyResult): { calls: string; time: string; 
   return {
     calls: lineChartSvg(line('calls'), { title: `Calls per N (mean of ${String(result.options.runs)} runs)`, xLabel: 'clients (N)', yLabel: 'calls (writes reaching the server)' }),
     time: lineChartSvg(line('completion'), { title: `Completion time per N (mean of ${String(result.options.runs)} runs)`, xLabel: 'clients (N)', yLabel: 'ms until the last client is done' }),
-    series: lineChartSvg(seriesLines, { title: `Writes per 10 ms over time, N = ${String(n)}, one run`, xLabel: 'ms', yLabel: 'writes per 10 ms' }),
+    series: smallMultiplesSvg(seriesLines, { title: `Writes per 10 ms over time, N = ${String(n)}, one run`, xLabel: 'ms since start (each panel its own scale)', yLabel: 'writes per 10 ms', sharedX: false }),
   };
 }

@@ -25,3 +25,4 @@ export { seededRandom } from './seeded-random.js';
 export { stormTable, stormRows, STORM_COLUMNS } from './storm-table.js';
 export { stormSvg } from './storm-svg.js';
 export { lineChartSvg, type ChartSeries, type LineChartOptions } from './line-chart-svg.js';
+export { smallMultiplesSvg, type SmallMultiplesOptions } from './small-multiples-svg.js';

@@ -10,13 +10,19 @@ export class StormRecorder {
   readonly perSecond: number[] = [];
   readonly #reconnectedAt: number[] = [];
   readonly #attemptsByClient: Uint32Array;
+  /** Attempts since the outage began. */
   attempts = 0;
+  /** Attempts that found the server down. */
   down = 0;
+  /** Attempts refused over the handshake budget (wasted). */
   refused = 0;
+  /** Attempts that were accepted. */
   accepted = 0;
 
   constructor(
+    /** Number of clients. */
     readonly clients: number,
+    /** Simulation time at which the outage began; times are recorded relative to it. */
     readonly origin: number,
   ) {
     this.#attemptsByClient = new Uint32Array(clients);

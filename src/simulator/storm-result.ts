@@ -14,12 +14,19 @@ export interface ReconnectTimes {
 
 /** The outcome of {@link simulateStorm}. Times are milliseconds; `perSecond[k]` counts attempts in second k after the outage began. */
 export interface StormResult {
+  /** The policy's name. */
   readonly policy: string;
+  /** The policy's description. */
   readonly description: string;
+  /** Number of clients. */
   readonly clients: number;
+  /** Outage, ms. */
   readonly outage: number;
+  /** Handshakes accepted per second after the return. */
   readonly capacity: number;
+  /** Seed of the random source. */
   readonly seed: number;
+  /** Time from an attempt to the server's answer, ms. */
   readonly latency: number;
   /** All attempts after the outage began. */
   readonly attempts: number;
@@ -33,9 +40,11 @@ export interface StormResult {
   readonly peakAfterReturn: number;
   /** Clients connected again when the simulation ended. */
   readonly reconnected: number;
+  /** Time from the server's return until 50, 99 and 100 % of the clients were back. */
   readonly reconnectedIn: ReconnectTimes;
   /** Attempts per client after the outage began. */
   readonly attemptsPerClient: { readonly mean: number; readonly max: number };
+  /** Attempts in each second since the outage began. */
   readonly perSecond: readonly number[];
   /** Simulated time after the outage began. */
   readonly simulated: number;

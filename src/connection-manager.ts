@@ -31,9 +31,6 @@ interface AttemptInFlight {
   subscription: Subscription | undefined;
 }
 
-// Older browsers lack Symbol.dispose; fall back to the registered symbol that polyfills use.
-const disposeSymbol = ((Symbol as { dispose?: symbol }).dispose ?? Symbol.for('Symbol.dispose')) as typeof Symbol.dispose;
-
 /**
  * Keeps one connection alive with gRPC's connection-backoff protocol, for any transport, and
  * publishes its connectivity state.
@@ -106,8 +103,8 @@ export class ConnectionManager<C = unknown> {
     this.#dispatch({ type: 'shutdown' });
   }
 
-  /** Same as {@link shutdown}, for `using` declarations. */
-  [disposeSymbol](): void {
+  /** Same as {@link shutdown}, for `using` declarations (where the runtime has Symbol.dispose). */
+  [Symbol.dispose](): void {
     this.shutdown();
   }
 

@@ -15,6 +15,21 @@ import type { ConnectivityState } from './connectivity-state.js';
 import { permanent } from './errors/permanent-error.js';
 import { checkOptionsObject, optionalNumber } from './validate.js';
 
+/**
+ * Runs user code (a trace callback, a connector's teardown) so that a throw cannot interrupt a
+ * transition: the error is rethrown asynchronously, like RxJS does for a throwing subscriber, so it
+ * still reaches the host's unhandled-error reporting.
+ */
+function guarded(fn: () => void): void {
+  try {
+    fn();
+  } catch (error) {
+    queueMicrotask(() => {
+      throw error;
+    });
+  }
+}
+
 /** Options of {@link ConnectionManager.waitForStateChange}. */
 export interface WaitForStateChangeOptions {
   /** Resolve `false` at this time on the scheduler clock (like gRPC's deadline). */
@@ -192,15 +207,14 @@ export class ConnectionManager<C = unknown> {
       if (effect.type === 'complete') complete = true;
       else this.#run(effect);
     }
-    options.trace?.({
-      time: now,
-      event: event.type,
-      from: before.snapshot.state,
-      to: result.state.snapshot.state,
-      detail: result.detail,
-    });
     if (result.state.snapshot !== before.snapshot) this.#subject.next(result.state.snapshot);
     if (complete) this.#subject.complete();
+    if (options.trace !== undefined) {
+      const entry = { time: now, event: event.type, from: before.snapshot.state, to: result.state.snapshot.state, detail: result.detail };
+      guarded(() => {
+        options.trace?.(entry);
+      });
+    }
   }
 
   #run(effect: Exclude<Effect, { type: 'complete' }>): void {
@@ -226,7 +240,8 @@ export class ConnectionManager<C = unknown> {
         const attempt = this.#attempt;
         if (attempt?.id !== effect.attemptId) return;
         this.#attempt = undefined;
-        attempt.subscription?.unsubscribe();
+        // A connector whose teardown throws must not leave the manager half-way through a transition.
+        guarded(() => attempt.subscription?.unsubscribe());
         attempt.controller.abort(effect.reason);
         return;
       }

@@ -239,3 +239,66 @@ describe('disposal', () => {
     expect(h.clock.pendingTimers()).toBe(0);
   });
 });
+
+describe('user code that throws', () => {
+  /** Collects errors rethrown asynchronously (queueMicrotask) instead of letting them crash the run. */
+  async function uncaught(run: () => void): Promise<unknown[]> {
+    const errors: unknown[] = [];
+    const listeners = process.listeners('uncaughtException');
+    process.removeAllListeners('uncaughtException');
+    const collect = (error: unknown) => errors.push(error);
+    process.on('uncaughtException', collect);
+    try {
+      run();
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('uncaughtException', collect);
+      for (const l of listeners) process.on('uncaughtException', l);
+    }
+    return errors;
+  }
+
+  it('a throwing trace callback neither breaks a transition nor is swallowed', async () => {
+    const clock = createVirtualClock();
+    const fake = createFakeConnector();
+    const manager = new ConnectionManager({
+      connector: fake.connector,
+      scheduler: clock.scheduler,
+      trace: () => {
+        throw new Error('trace failed');
+      },
+    });
+    const seen: string[] = [];
+    manager.state$.subscribe((s) => seen.push(s.state));
+    const errors = await uncaught(() => {
+      manager.connect();
+      manager.shutdown();
+    });
+    expect(seen).toEqual(['IDLE', 'CONNECTING', 'SHUTDOWN']);
+    expect(errors.map(String)).toEqual(['Error: trace failed', 'Error: trace failed']);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('a connector whose teardown throws still gets its attempt aborted and the manager shut down', async () => {
+    const clock = createVirtualClock();
+    let signal: AbortSignal | undefined;
+    const manager = new ConnectionManager({
+      connector: (ctx) =>
+        new Observable<never>(() => {
+          signal = ctx.signal;
+          return () => {
+            throw new Error('teardown failed');
+          };
+        }),
+      scheduler: clock.scheduler,
+    });
+    manager.connect();
+    const errors = await uncaught(() => {
+      manager.shutdown();
+    });
+    expect(manager.snapshot.state).toBe('SHUTDOWN');
+    expect(signal?.aborted).toBe(true);
+    expect(errors).toHaveLength(1);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+});

@@ -15,6 +15,7 @@ import {
   type UrlProvider,
   type WebSocketConstructor,
   type WebSocketEventLike,
+  type WebSocketFactory,
   type WebSocketLike,
 } from './websocket-types.js';
 
@@ -53,6 +54,8 @@ export interface WebSocketConnectorConfig {
   readonly WebSocket: WebSocketConstructor;
   readonly hooks: SocketHooks;
 }
+
+type SocketListener = Parameters<WebSocketLike['addEventListener']>[1];
 
 function nextUrl(provider: UrlProvider): string | Promise<string> {
   if (typeof provider === 'string') return provider;
@@ -98,7 +101,7 @@ export function createWebSocketConnector(config: WebSocketConnectorConfig): Conn
         }
         hooks.notifyClose(event);
       };
-      const listeners: [string, (event: never) => void][] = [
+      const listeners: [string, SocketListener][] = [
         ['open', onOpen],
         ['message', onMessage],
         ['error', onError],
@@ -115,7 +118,8 @@ export function createWebSocketConnector(config: WebSocketConnectorConfig): Conn
           return;
         }
         try {
-          socket = config.protocols === undefined ? new config.WebSocket(url) : new config.WebSocket(url, config.protocols);
+          const Factory = config.WebSocket as unknown as WebSocketFactory;
+          socket = config.protocols === undefined ? new Factory(url) : new Factory(url, config.protocols);
         } catch (error) {
           // A malformed URL or protocol list: retrying cannot fix it.
           subscriber.error(permanent(error));

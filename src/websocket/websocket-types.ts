@@ -48,12 +48,23 @@ export interface WebSocketLike {
   binaryType: string;
   send(data: Message): void;
   close(code?: number, reason?: string): void;
-  addEventListener(type: string, listener: (event: never) => void): void;
-  removeEventListener(type: string, listener: (event: never) => void): void;
+  // The listener's parameter is `any` so that the DOM's WebSocket and `ws`'s, whose listener types
+  // differ, both fit; the adapter's own listeners take the event types above.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  addEventListener(type: string, listener: (event: any) => void): void;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  removeEventListener(type: string, listener: (event: any) => void): void;
 }
 
-/** A WebSocket class: the global `WebSocket`, or `WebSocket` from the `ws` package. */
-export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocketLike;
+/**
+ * A WebSocket class: the global `WebSocket`, or `WebSocket` from the `ws` package. It is called as
+ * `new WebSocket(url)` or `new WebSocket(url, protocols)`; the parameters are left open so that
+ * classes with overloaded constructors (such as `ws`'s) are accepted.
+ */
+export type WebSocketConstructor = new (...args: never[]) => WebSocketLike;
+
+/** How the adapter calls a {@link WebSocketConstructor}. */
+export type WebSocketFactory = new (url: string, protocols?: string | string[]) => WebSocketLike;
 
 /** WebSocket ready states, as numbers. */
 export const ReadyState = Object.freeze({ CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 } as const);

@@ -1,4 +1,4 @@
-import type { CloseEventLike, Message, WebSocketConstructor, WebSocketLike } from '../../../src/websocket/index.js';
+import type { CloseEventLike, Message, WebSocketLike } from '../../../src/websocket/index.js';
 
 type Listener = (event: never) => void;
 
@@ -73,7 +73,11 @@ export class FakeSocket implements WebSocketLike {
 }
 
 /** A WebSocket class whose instances are recorded in `sockets`. */
-export function fakeWebSocketClass(): { WebSocket: WebSocketConstructor; sockets: FakeSocket[]; last: () => FakeSocket } {
+export function fakeWebSocketClass(): {
+  WebSocket: new (url: string, protocols?: string | string[]) => FakeSocket;
+  sockets: FakeSocket[];
+  last: () => FakeSocket;
+} {
   const sockets: FakeSocket[] = [];
   class Recorded extends FakeSocket {
     constructor(url: string, protocols?: string | string[]) {

@@ -346,7 +346,7 @@ export class ReconnectingWebSocket {
       });
     }
     manager.state$.subscribe((snapshot) => {
-      this.#onSnapshot(snapshot);
+      if (manager === this.#manager) this.#onSnapshot(snapshot);
     });
   }
 

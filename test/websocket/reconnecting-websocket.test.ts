@@ -523,6 +523,58 @@ describe('reconnect-websocket surface', () => {
   });
 });
 
+describe('failures before a socket exists', () => {
+  it('a URL the WebSocket class rejects stops at once (retrying cannot fix it)', () => {
+    const clock = createVirtualClock();
+    class Rejecting extends fakeWebSocketClass().WebSocket {
+      constructor(url: string) {
+        super(url);
+        throw new SyntaxError(`invalid URL: ${url}`);
+      }
+    }
+    const socket = new ReconnectingWebSocket('nonsense', undefined, { WebSocket: Rejecting, scheduler: clock.scheduler, environment: new FakeEnvironment() });
+    expect(socket.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
+    expect((socket.snapshot.lastError as Error).message).toMatch(/invalid URL/);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('a url provider that throws fails the attempt and is retried on the backoff', () => {
+    const clock = createVirtualClock();
+    const fake = fakeWebSocketClass();
+    let calls = 0;
+    const socket = new ReconnectingWebSocket(
+      () => {
+        calls += 1;
+        if (calls === 1) throw new Error('no token yet');
+        return URL;
+      },
+      undefined,
+      { WebSocket: fake.WebSocket, scheduler: clock.scheduler, random: () => 0.5, environment: new FakeEnvironment() },
+    );
+    open.push(socket);
+    expect(socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 1000 });
+    expect((socket.snapshot.lastError as Error).message).toBe('no token yet');
+    clock.advanceTo(1000);
+    expect(fake.sockets).toHaveLength(1);
+  });
+
+  it('debug logs every transition with console.debug', () => {
+    const lines: unknown[] = [];
+    const original = console.debug;
+    console.debug = (...args: unknown[]) => lines.push(args.join(' '));
+    try {
+      const h = setup({ debug: true });
+      h.last().open();
+    } finally {
+      console.debug = original;
+    }
+    expect(lines).toEqual([
+      expect.stringMatching(/^redialer\/websocket IDLE -> CONNECTING \(connect\)/),
+      expect.stringMatching(/^redialer\/websocket CONNECTING -> READY \(established\)/),
+    ]);
+  });
+});
+
 describe('options', () => {
   it.each([
     [{ maxRetries: -1 }, /maxRetries/],

@@ -71,8 +71,15 @@ export interface ReconnectingWebSocketEventMap {
   drop: DropEvent;
 }
 
+/**
+ * An event handler. Declared as a method type, so that handlers written for the richer DOM event
+ * types (`(event: MessageEvent) => void`, `(event: CloseEvent) => void`) or for
+ * reconnecting-websocket's own event classes are accepted unchanged.
+ */
+export type EventHandler<E> = { bivarianceHack(event: E): void }['bivarianceHack'];
+
 /** A listener: a function or an object with `handleEvent`, as for EventTarget. */
-export type Listener<E> = ((event: E) => void) | { handleEvent(event: E): void };
+export type Listener<E> = EventHandler<E> | { handleEvent(event: E): void };
 
 type EventType = keyof ReconnectingWebSocketEventMap;
 type ListenerMap = { [K in EventType]: Listener<ReconnectingWebSocketEventMap[K]>[] };
@@ -121,15 +128,15 @@ export class ReconnectingWebSocket {
   readonly CLOSED = ReadyState.CLOSED;
 
   /** Called when a socket opens (after the queue has been flushed into it). */
-  onopen: ((event: WebSocketEventLike) => void) | null = null;
+  onopen: EventHandler<WebSocketEventLike> | null = null;
   /** Called for every socket's close event, once. */
-  onclose: ((event: CloseEventLike) => void) | null = null;
+  onclose: EventHandler<CloseEventLike> | null = null;
   /** Called for each message received. */
-  onmessage: ((event: MessageEventLike) => void) | null = null;
+  onmessage: EventHandler<MessageEventLike> | null = null;
   /** Called for a socket's error events while it is in use (a `close` event follows). */
-  onerror: ((event: ErrorEventLike) => void) | null = null;
+  onerror: EventHandler<ErrorEventLike> | null = null;
   /** Called once for each message that will never be sent. */
-  ondrop: ((event: DropEvent) => void) | null = null;
+  ondrop: EventHandler<DropEvent> | null = null;
 
   /**
    * The connection state: replays the current snapshot to each new subscriber and emits on every
@@ -471,7 +478,7 @@ export class ReconnectingWebSocket {
   }
 
   #emit<K extends EventType>(type: K, event: ReconnectingWebSocketEventMap[K]): void {
-    const handler = this[`on${type}`] as ((event: ReconnectingWebSocketEventMap[K]) => void) | null;
+    const handler = this[`on${type}`] as EventHandler<ReconnectingWebSocketEventMap[K]> | null;
     if (handler !== null) this.#call(handler, event);
     for (const listener of this.#listeners[type].slice()) this.#call(listener, event);
   }

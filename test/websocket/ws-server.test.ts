@@ -153,6 +153,7 @@ describe('against a real ws server', () => {
     const failed = await until(socket, (s) => s.state === 'TRANSIENT_FAILURE');
     expect(isConnectTimeoutError(failed.lastError)).toBe(true);
     await until(socket, (s) => s.state === 'CONNECTING' && s.attempt === 2);
+    for (let i = 0; i < 200 && hole.accepted.length < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
     const closes = hole.accepted.map((s) => (s.destroyed ? Promise.resolve() : once(s, 'close')));
     socket.close();
     await Promise.all(closes); // every attempt's TCP connection was closed by the client

@@ -283,10 +283,14 @@ export class ReconnectingWebSocket {
       this.#manager.connect();
       return;
     }
-    this.#release = { ...(code === undefined ? {} : { code }), ...(reason === undefined ? {} : { reason }) };
     const manager = this.#manager;
     const state = this.#current.state;
-    if (state === 'READY' || state === 'CONNECTING') manager.idle();
+    if (state === 'READY' || state === 'CONNECTING') {
+      // idle() closes the socket synchronously; the code and reason apply to that socket only.
+      this.#release = { ...(code === undefined ? {} : { code }), ...(reason === undefined ? {} : { reason }) };
+      manager.idle();
+      this.#release = {};
+    }
     manager.resetBackoff();
     manager.connect();
   }

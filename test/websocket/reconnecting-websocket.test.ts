@@ -438,6 +438,15 @@ describe('reconnect-websocket surface', () => {
     expect(h.socket.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 1 });
   });
 
+  it("reconnect()'s code and reason apply to the socket it closes, not to later ones", () => {
+    const h = setup({ connectionTimeout: 3000 });
+    h.last().open();
+    h.socket.reconnect(4000, 'switch');
+    h.clock.advanceBy(3000); // the new attempt is cut
+    expect(h.fake.sockets[0]?.closedWith).toEqual({ code: 4000, reason: 'switch' });
+    expect(h.fake.sockets[1]?.closedWith).toEqual({ code: undefined, reason: undefined });
+  });
+
   it('reconnect() after close() starts again', () => {
     const h = setup();
     h.socket.close();

@@ -26,10 +26,8 @@ export {
   type CloseDecision,
   type ClosePolicy,
 } from './close-policy.js';
-export { OutboundQueue, messageBytes, type QueuedMessage } from './outbound-queue.js';
 export { WebSocketCloseError, isWebSocketCloseError } from './websocket-close-error.js';
-export { createWebSocketConnector, type SocketHooks, type WebSocketConnectorConfig } from './websocket-connector.js';
-export { isOffline, watchEnvironment, type EnvironmentLike, type EnvironmentHandlers, type EventTargetLike } from './environment-watch.js';
+export type { EnvironmentLike, EventTargetLike } from './environment-watch.js';
 export {
   ReadyState,
   type CloseEventLike,

@@ -14,7 +14,7 @@ import { ConnectionManager } from '../connection-manager.js';
 import type { ConnectionManagerOptions } from '../connection-options.js';
 import type { ConnectionSnapshot } from '../connection-snapshot.js';
 import type { AttemptContext, Connector } from '../connector.js';
-import { permanent } from '../errors/permanent-error.js';
+import { isPermanentError, permanent } from '../errors/permanent-error.js';
 import { checkOptionsObject, describeValue, optionalFunction, optionalNumber } from '../validate.js';
 import { StreamStatusError } from './stream-status-error.js';
 import { without } from './without.js';
@@ -49,6 +49,11 @@ function checkStatuses(value: unknown): readonly Status[] {
     throw new TypeError(`redialer: option "retryOn" must be an array of grpc status codes, got ${describeValue(value)}`);
   }
   return Object.freeze([...value]);
+}
+
+/** The error behind a PermanentError wrapper (the status error the caller wants to see). */
+function unwrap(error: unknown): unknown {
+  return isPermanentError(error) && error.cause !== undefined ? error.cause : error;
 }
 
 /**
@@ -100,7 +105,7 @@ export class ResilientStream<Req, Res> {
     this.manager.state$.subscribe((snapshot) => {
       if (snapshot.state !== 'SHUTDOWN') return;
       if (snapshot.reason === 'shutdown') this.#messages.complete();
-      else this.#messages.error(snapshot.lastError);
+      else this.#messages.error(unwrap(snapshot.lastError));
     });
   }
 

@@ -33,8 +33,8 @@ export interface SocketTracking {
   /** The sockets seen so far. */
   readonly sockets: ReadonlySet<Socket>;
   /**
-   * Resets and destroys every socket seen. A reset, not a FIN: a socket whose handle an HTTP/2 session
-   * has taken over is not closed by `destroy()` alone, while `resetAndDestroy()` closes it at once.
+   * Resets and destroys every socket seen. A reset rather than a FIN: the peer of a cut attempt may
+   * not be reading at all, and a reset frees both ends at once.
    */
   destroyAll(): void;
   /** Stops tracking and forgets the sockets; the diagnostics subscription ends with the last user. */

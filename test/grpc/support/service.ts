@@ -20,6 +20,7 @@ import {
   type sendUnaryData,
   makeGenericClientConstructor,
 } from '@grpc/grpc-js';
+import { createServer, type Server as NetServer, type Socket } from 'node:net';
 
 const json = {
   serialize: (value: unknown): Buffer => Buffer.from(JSON.stringify(value)),
@@ -94,9 +95,11 @@ export type CountHandler = (call: ServerWritableStream<CountRequest, Tick>) => v
 export interface TestServer {
   readonly port: number;
   readonly address: string;
-  /** Drops every connection at once (a crash): in-flight calls fail with UNAVAILABLE. */
+  /** Stops the server the grpc-js way (forceShutdown): calls in flight are reset with RST_STREAM(CANCEL). */
   kill(): Promise<void>;
-  /** Starts a new server on the same port. */
+  /** Drops every TCP connection with no HTTP/2 goodbye, as a crashed process does: calls see UNAVAILABLE. */
+  crash(): Promise<void>;
+  /** Starts a new server on the same port (after kill() or crash(), or stopping the current one first). */
   restart(): Promise<void>;
   /** Stops for good (idempotent). */
   close(): Promise<void>;
@@ -107,13 +110,37 @@ export interface TestServerOptions {
   readonly serverOptions?: ChannelOptions;
 }
 
-function bind(server: Server, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.bindAsync(`127.0.0.1:${String(port)}`, ServerCredentials.createInsecure(), (error, bound) => {
-      if (error !== null) reject(error);
-      else resolve(bound);
+interface Running {
+  readonly grpc: Server;
+  readonly listener: NetServer;
+  readonly sockets: Set<Socket>;
+}
+
+/** A grpc-js server fed by our own TCP listener (through its connection injector), so a test can crash it. */
+async function run(options: TestServerOptions, port: number): Promise<Running> {
+  const grpc = build(options);
+  const injector = grpc.createConnectionInjector(ServerCredentials.createInsecure());
+  const sockets = new Set<Socket>();
+  const listener = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    injector.injectConnection(socket);
+  });
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(port, '127.0.0.1', () => {
+      listener.off('error', reject);
+      resolve();
     });
   });
+  return { grpc, listener, sockets };
+}
+
+function stopListening(running: Running): Promise<void> {
+  return new Promise((resolve) => running.listener.close(() => {
+    resolve();
+  }));
 }
 
 function build(options: TestServerOptions): Server {
@@ -134,24 +161,34 @@ function build(options: TestServerOptions): Server {
 
 /** Starts a test server on 127.0.0.1 (a free port). */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  let server: Server | undefined = build(options);
-  const port = await bind(server, 0);
-  const kill = (): Promise<void> => {
-    const current = server;
-    server = undefined;
-    if (current === undefined) return Promise.resolve();
-    current.forceShutdown();
-    return Promise.resolve();
+  let running: Running | undefined = await run(options, 0);
+  const address = running.listener.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  const port = address.port;
+  const kill = async (): Promise<void> => {
+    const current = running;
+    running = undefined;
+    if (current === undefined) return;
+    current.grpc.forceShutdown();
+    for (const socket of current.sockets) socket.destroy();
+    await stopListening(current);
+  };
+  const crash = async (): Promise<void> => {
+    const current = running;
+    running = undefined;
+    if (current === undefined) return;
+    for (const socket of current.sockets) socket.destroy();
+    await stopListening(current);
+    current.grpc.forceShutdown();
   };
   return {
     port,
     address: `127.0.0.1:${String(port)}`,
     kill,
+    crash,
     restart: async () => {
       await kill();
-      const next = build(options);
-      await bind(next, port);
-      server = next;
+      running = await run(options, port);
     },
     close: kill,
   };

@@ -44,8 +44,6 @@ function deadlineMs(deadline: Deadline): number {
 
 /** A grpc-js call that starts on the managed connection once there is one. */
 export class ManagedCall implements GrpcCall {
-  /** Whether the call waits for READY through TRANSIENT_FAILURE (from its metadata, else the channel's default). */
-  waitForReady = false;
   readonly #host: CallHost;
   readonly #method: string;
   readonly #deadline: Deadline;
@@ -54,6 +52,7 @@ export class ManagedCall implements GrpcCall {
   readonly #flags: number | null | undefined;
   readonly #callNumber = nextCallNumber++;
   readonly #replay: Replay[] = [];
+  #waitForReady: boolean;
   #metadata: Metadata | undefined;
   #listener: InterceptingListener | undefined;
   #credentials: CallCredentials | undefined;
@@ -70,7 +69,7 @@ export class ManagedCall implements GrpcCall {
     this.#hostName = hostName;
     this.#parent = parent;
     this.#flags = flags;
-    this.waitForReady = defaultWaitForReady;
+    this.#waitForReady = defaultWaitForReady;
     const mask = flags ?? Propagate.DEFAULTS;
     let effective = deadline;
     if (parent !== null && (mask & Propagate.DEADLINE) !== 0) {
@@ -86,6 +85,11 @@ export class ManagedCall implements GrpcCall {
         this.fail(Status.DEADLINE_EXCEEDED, 'Deadline exceeded while waiting for a connection');
       }, Math.min(2 ** 31 - 1, Math.max(0, remaining)));
     }
+  }
+
+  /** Whether the call waits for READY through TRANSIENT_FAILURE (from its metadata, else the channel's default). */
+  get waitForReady(): boolean {
+    return this.#waitForReady;
   }
 
   /** Whether the call has been handed to a connection or has ended. */
@@ -157,7 +161,7 @@ export class ManagedCall implements GrpcCall {
       return;
     }
     const wanted = metadata.getOptions().waitForReady;
-    if (wanted !== undefined) this.waitForReady = wanted;
+    if (wanted !== undefined) this.#waitForReady = wanted;
     this.#host.admit(this);
   }
 

@@ -217,6 +217,58 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
     await expect(echo(client, 'new connection')).resolves.toEqual({ text: 'new connection' });
   });
 
+  it('a call in flight on a connection that is lost ends with UNAVAILABLE; new calls use the next connection', async () => {
+    const s = await server({
+      count: (call) => {
+        call.write({ seq: 1 });
+      },
+    });
+    const { channel, client } = managed(s.address);
+    const failed = new Promise<unknown>((resolve) => {
+      const stream = client.count({ from: 1 });
+      stream.on('data', () => {
+        void s.crash();
+      });
+      stream.on('error', resolve);
+    });
+    expect(await failed).toMatchObject({ code: status.UNAVAILABLE });
+    await s.restart();
+    await until(channel.state$, (x) => x.state === 'READY');
+    await expect(echo(client, 'next')).resolves.toEqual({ text: 'next' });
+  });
+
+  it('idle() replaces the connection gracefully: a call in flight finishes on the old one', async () => {
+    let release: (() => void) | undefined;
+    const s = await server({
+      count: (call) => {
+        call.write({ seq: 1 });
+        release = () => {
+          call.write({ seq: 2 });
+          call.end();
+        };
+      },
+    });
+    const { channel, client } = managed(s.address);
+    const ticks: Tick[] = [];
+    const done = new Promise<void>((resolve, reject) => {
+      const stream = client.count({ from: 1 });
+      stream.on('data', (tick: Tick) => {
+        ticks.push(tick);
+        if (tick.seq === 1) {
+          channel.manager.idle();
+          // The server answers only after the old connection has been told to close.
+          setTimeout(() => release?.(), 100);
+        }
+      });
+      stream.on('error', reject);
+      stream.on('end', resolve);
+    });
+    await done;
+    expect(ticks).toEqual([{ seq: 1 }, { seq: 2 }]);
+    expect(channel.manager.snapshot.state).toBe('IDLE');
+    await expect(echo(client, 'reconnects')).resolves.toEqual({ text: 'reconnects' });
+  });
+
   it('close() fails waiting calls with UNAVAILABLE and shuts the manager down', async () => {
     const tcp = await tcpListener(() => undefined);
     const { channel, client } = managed(tcp.address);

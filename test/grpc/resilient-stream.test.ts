@@ -147,6 +147,18 @@ describe('ResilientStream: a server stream kept alive and resumed from a cursor'
     expect(waitsAfterAttempts(log.snapshots.slice(from)).slice(0, 3)).toEqual([100, 160, 256]);
   });
 
+  it('response headers alone prove a stream healthy: READY before any message', async () => {
+    const { client } = await setup((call) => {
+      call.sendMetadata(new Metadata());
+    });
+    const s = stream(client);
+    const log = record(s.state$);
+    s.start();
+    await until(s.state$, (x) => x.state === 'READY');
+    expect(s.last).toBeUndefined();
+    expect(log.states()).toEqual(['IDLE', 'CONNECTING', 'READY']);
+  });
+
   it('with OK in retryOn, a stream the server ends normally is re-opened from the cursor', async () => {
     const { client, requests } = await setup((call) => {
       for (let seq = call.request.from; seq < call.request.from + 3; seq++) call.write({ seq });

@@ -83,7 +83,7 @@ export function http2Connector(authority: string | URL, options: Http2ConnectorO
         subscriber.error(error);
       };
       const armKeepalive = (): void => {
-        if (keepaliveTime === Infinity) return;
+        if (keepaliveTime === Infinity || subscriber.closed) return;
         timer = scheduler.schedule(() => {
           let answered = false;
           timer = scheduler.schedule(() => {
@@ -119,6 +119,7 @@ export function http2Connector(authority: string | URL, options: Http2ConnectorO
 
       return () => {
         timer?.unsubscribe();
+        session.removeAllListeners('remoteSettings');
         session.off('error', fail);
         // Errors after teardown (a socket reset while destroying) have nobody to report to.
         session.on('error', () => undefined);

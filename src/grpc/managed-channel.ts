@@ -28,7 +28,7 @@
  */
 import {
   Channel as GrpcChannel,
-  type ChannelCredentials,
+  ChannelCredentials,
   type ChannelInterface,
   type ChannelOptions,
   type Deadline,
@@ -132,6 +132,10 @@ export class ManagedChannel implements ChannelInterface {
 
   constructor(target: string, credentials: ChannelCredentials, options: ManagedChannelOptions = {}) {
     if (typeof target !== 'string') throw new TypeError(`redialer: ManagedChannel needs a target string, got ${describeValue(target)}`);
+    // The same check grpc-js makes when it builds each connection's channel, made here so it fails now.
+    if (!(credentials instanceof ChannelCredentials)) {
+      throw new TypeError(`redialer: ManagedChannel needs grpc-js ChannelCredentials (credentials.createInsecure(), createSsl()…), got ${describeValue(credentials)}`);
+    }
     const raw = checkOptionsObject('ManagedChannel options', options);
     this.#waitForReady = optionalBoolean('waitForReady', raw['waitForReady'], false);
     const channelOptions = raw['channelOptions'] ?? {};
@@ -162,7 +166,7 @@ export class ManagedChannel implements ChannelInterface {
         call.attach(snapshot.connection);
         return;
       case 'SHUTDOWN':
-        call.fail(Status.UNAVAILABLE, 'Channel has been shut down');
+        call.fail(Status.UNAVAILABLE, shutdownDetails(snapshot.lastError));
         return;
       case 'TRANSIENT_FAILURE':
         if (!call.waitForReady) {
@@ -192,7 +196,7 @@ export class ManagedChannel implements ChannelInterface {
         }
         return;
       case 'SHUTDOWN':
-        for (const call of calls) call.fail(Status.UNAVAILABLE, 'Channel has been shut down');
+        for (const call of calls) call.fail(Status.UNAVAILABLE, shutdownDetails(snapshot.lastError));
         return;
       case 'IDLE':
         // Calls are waiting, so the channel must not stay idle.
@@ -273,6 +277,10 @@ export class ManagedChannel implements ChannelInterface {
     if (this.manager.snapshot.state === 'SHUTDOWN') throw new Error('Channel has been shut down');
     return new ManagedCall(this.#host, method, deadline, host, parentCall, propagateFlags, this.#waitForReady);
   }
+}
+
+function shutdownDetails(error: unknown): string {
+  return error === undefined ? 'Channel has been shut down' : `Channel has been shut down: ${describeError(error)}`;
 }
 
 function describeError(error: unknown): string {

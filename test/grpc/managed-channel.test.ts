@@ -151,6 +151,24 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
     });
   });
 
+  it('READY comes exactly with the server SETTINGS frame: a raw peer that sends only SETTINGS, late, is READY only then', async () => {
+    let sendSettings: (() => void) | undefined;
+    // An empty HTTP/2 SETTINGS frame: length 0, type 0x4, no flags, stream 0.
+    const tcp = await tcpListener((socket) => {
+      sendSettings = () => socket.write(Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]));
+    });
+    const { channel } = managed(tcp.address, { ...fast, minConnectTimeout: 5000 });
+    const log = record(channel.state$);
+    channel.manager.connect();
+    await vi.waitFor(() => {
+      expect(sendSettings).toBeDefined();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(log.states()).toEqual(['IDLE', 'CONNECTING']);
+    sendSettings?.();
+    await until(channel.state$, (x) => x.state === 'READY');
+  });
+
   it('a server that accepts and closes at once: attempts fail fast and the waits keep growing', async () => {
     const tcp = await tcpListener((socket) => socket.destroy());
     const { channel } = managed(tcp.address);
@@ -280,8 +298,16 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
     expect(() => channel.createCall('/x', Infinity, undefined, null, undefined)).toThrow(/shut down/);
   });
 
+  it('a target grpc-js cannot parse shuts the channel down for good, and calls say why', async () => {
+    const { channel, client } = managed('', fast);
+    await expect(echo(client, 'x')).rejects.toMatchObject({ code: status.UNAVAILABLE, details: expect.stringMatching(/shut down: .+/) as unknown });
+    expect(channel.manager.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
+  });
+
   it('rejects bad options naming the option', () => {
     expect(() => new ManagedChannel('127.0.0.1:1', insecure, { waitForReady: 'yes' as unknown as boolean })).toThrow(/waitForReady/);
     expect(() => new ManagedChannel('127.0.0.1:1', insecure, { minConnectTimeout: -1 })).toThrow(/minConnectTimeout/);
+    expect(() => new ManagedChannel('127.0.0.1:1', {} as never)).toThrow(/ChannelCredentials.*an object/);
+    expect(() => new ManagedChannel(42 as never, insecure)).toThrow(/target string, got 42/);
   });
 });

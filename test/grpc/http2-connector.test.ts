@@ -179,7 +179,7 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
 
   it('answered keepalive PINGs keep the connection READY', async () => {
     const server = await h2Server();
-    const m = manager(server.url, { keepaliveTime: 20, keepaliveTimeout: 200 });
+    const m = manager(server.url, { keepaliveTime: 20, keepaliveTimeout: 5000 });
     const log = record(m.state$);
     m.connect();
     await until(m.state$, (s) => s.state === 'READY');

@@ -25,16 +25,29 @@ export function until<C>(
   return firstValueFrom(state$.pipe(filter(predicate), timeout(ms)));
 }
 
-/** The wait that followed each failed attempt: nextAttemptAt minus the attempt's start, in order. */
-export function waitsAfterAttempts<C>(snapshots: readonly ConnectionSnapshot<C>[]): number[] {
-  const waits: number[] = [];
+/**
+ * The backoff wait that followed each failed attempt, in order: nextAttemptAt minus the attempt's
+ * start. An attempt that took longer than its wait to fail is followed at once (nextAttemptAt is the
+ * failure time); such an attempt (rare, on a loaded machine) reports its wait as `undefined`, so that
+ * assertions check the schedule, never the machine's speed.
+ */
+export function waitsAfterAttempts<C>(snapshots: readonly ConnectionSnapshot<C>[]): (number | undefined)[] {
+  const waits: (number | undefined)[] = [];
   let start: number | undefined;
   for (const s of snapshots) {
     if (s.state === 'CONNECTING') start = s.since;
     else if (s.state === 'TRANSIENT_FAILURE' && start !== undefined) {
-      waits.push(s.nextAttemptAt - start);
+      waits.push(s.nextAttemptAt === s.since ? undefined : s.nextAttemptAt - start);
       start = undefined;
     } else if (s.state === 'READY') start = undefined;
   }
   return waits;
+}
+
+/**
+ * The first `nominal.length` waits from {@link waitsAfterAttempts}, a slow attempt's `undefined`
+ * replaced by the nominal value it could not be checked against; compare the result with `nominal`.
+ */
+export function onSchedule(waits: readonly (number | undefined)[], nominal: readonly number[]): (number | undefined)[] {
+  return waits.slice(0, nominal.length).map((wait, i) => wait ?? nominal[i]);
 }

@@ -173,6 +173,26 @@ describe('ResilientStream: a server stream kept alive and resumed from a cursor'
     expect(s.manager.snapshot.state).toBe('SHUTDOWN');
   });
 
+  it('bidi: a duplex call written to in open() is resumed from the cursor too', async () => {
+    const { client } = await setup(() => undefined);
+    const s = new ResilientStream<CountRequest, Tick>({
+      ...fast,
+      open: (request) => {
+        const call = client.chat();
+        call.write(request);
+        return call;
+      },
+      request: (last) => ({ from: last === undefined ? 0 : last.seq + 1 }),
+    });
+    cleanup.push(() => {
+      s.close();
+    });
+    const all = lastValueFrom(s.messages$.pipe(toArray(), timeout(5000)));
+    s.start();
+    // The first stream sends 0-4 then fails UNAVAILABLE; the second resumes at 5 and ends with OK.
+    expect((await all).map((m) => m.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
   it('rejects bad options naming the option', () => {
     const open = (): never => {
       throw new Error('not called');

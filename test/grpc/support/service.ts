@@ -6,6 +6,8 @@ import {
   type ChannelOptions,
   type Client,
   type ClientReadableStream,
+  type ClientDuplexStream,
+  type ServerDuplexStream,
   type ClientUnaryCall,
   type ClientOptions,
   type ChannelCredentials,
@@ -57,6 +59,16 @@ export const testService: ServiceDefinition = {
     responseSerialize: json.serialize,
     responseDeserialize: json.deserialize,
   },
+  // Bidi: each CountRequest the client writes restarts the count from its `from`, up to 5 ticks.
+  chat: {
+    path: '/redialer.test.Test/Chat',
+    requestStream: true,
+    responseStream: true,
+    requestSerialize: json.serialize,
+    requestDeserialize: json.deserialize,
+    responseSerialize: json.serialize,
+    responseDeserialize: json.deserialize,
+  },
 };
 
 /** The generic client, as `makeGenericClientConstructor` builds it (what generated code does too). */
@@ -64,6 +76,7 @@ export interface TestClient extends Client {
   echo(request: EchoRequest, metadata: Metadata, options: Partial<CallOptions>, callback: sendUnaryData<EchoRequest>): ClientUnaryCall;
   echo(request: EchoRequest, callback: sendUnaryData<EchoRequest>): ClientUnaryCall;
   count(request: CountRequest, metadata?: Metadata, options?: Partial<CallOptions>): ClientReadableStream<Tick>;
+  chat(metadata?: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<CountRequest, Tick>;
 }
 
 const TestClientCtor = makeGenericClientConstructor(testService, 'Test') as unknown as new (
@@ -148,6 +161,13 @@ function build(options: TestServerOptions): Server {
   const impl: UntypedServiceImplementation = {
     echo: (call: ServerUnaryCall<EchoRequest, EchoRequest>, callback: sendUnaryData<EchoRequest>) => {
       callback(null, { text: call.request.text });
+    },
+    chat: (call: ServerDuplexStream<CountRequest, Tick>) => {
+      call.on('data', (request: CountRequest) => {
+        for (let seq = request.from; seq < request.from + 5; seq++) call.write({ seq });
+        if (request.from >= 5) call.end();
+        else call.emit('error', { code: 14, details: 'bidi stream dropped' });
+      });
     },
     count:
       options.count ??

@@ -63,6 +63,7 @@ export class ManagedCall implements GrpcCall {
     this.cancelWithStatus(Status.CANCELLED, 'Cancelled by parent call');
   };
 
+  /** Created by `ManagedChannel.createCall()`; the deadline timer runs from here, as in grpc-js. */
   constructor(host: CallHost, method: string, deadline: Deadline, hostName: string | null | undefined, parent: ParentCall, flags: number | null | undefined, defaultWaitForReady: boolean) {
     this.#host = host;
     this.#method = method;
@@ -143,15 +144,18 @@ export class ManagedCall implements GrpcCall {
     });
   }
 
+  /** Cancels the call: on its connection if attached, else ends it here with `status`. */
   cancelWithStatus(status: Status, details: string): void {
     if (this.#inner !== undefined) this.#inner.cancelWithStatus(status, details);
     else this.fail(status, details);
   }
 
+  /** The peer of the attached call, or the channel's target before that. */
   getPeer(): string {
     return this.#inner?.getPeer() ?? this.#host.target;
   }
 
+  /** Starts the call: the channel attaches it to the READY connection, queues it or fails it. */
   start(metadata: Metadata, listener: InterceptingListener): void {
     if (this.#listener !== undefined) return;
     this.#metadata = metadata;
@@ -165,30 +169,36 @@ export class ManagedCall implements GrpcCall {
     this.#host.admit(this);
   }
 
+  /** Sends a message, or queues it until the call is attached. */
   sendMessageWithContext(context: MessageContext, message: Buffer): void {
     if (this.#inner !== undefined) this.#inner.sendMessageWithContext(context, message);
     else if (this.#ended === undefined) this.#replay.push({ type: 'message', context, message });
   }
 
+  /** Asks for the next message, or queues the request until the call is attached. */
   startRead(): void {
     if (this.#inner !== undefined) this.#inner.startRead();
     else if (this.#ended === undefined) this.#replay.push({ type: 'read' });
   }
 
+  /** Half-closes the call, or queues that until the call is attached. */
   halfClose(): void {
     if (this.#inner !== undefined) this.#inner.halfClose();
     else if (this.#ended === undefined) this.#replay.push({ type: 'half-close' });
   }
 
+  /** A number unique to this call in the process. */
   getCallNumber(): number {
     return this.#callNumber;
   }
 
+  /** Per-call credentials, applied to the call when it is attached. */
   setCredentials(credentials: CallCredentials): void {
     this.#credentials = credentials;
     this.#inner?.setCredentials(credentials);
   }
 
+  /** The attached call's auth context, or null before that. */
   getAuthContext(): AuthContext {
     return this.#inner?.getAuthContext() ?? null;
   }

@@ -6,8 +6,12 @@
  * reports READY only after the server's HTTP/2 SETTINGS frame (its transport resolves the session on
  * `remoteSettings`), so READY here means the same. The attempt fails as soon as that channel reports
  * TRANSIENT_FAILURE, and is cut by the manager at max(backoff deadline, minConnectTimeout) — grpc-js
- * by itself would wait for SETTINGS forever (grpc/grpc-node#2785). grpc-js's own reconnect loop never
- * runs: a channel that leaves READY is closed and the manager opens the next one with gRPC's backoff.
+ * by itself would wait for SETTINGS forever (grpc/grpc-node#2785). Closing a grpc-js channel does not
+ * close a socket still waiting for SETTINGS, so the attempt tracks the sockets it opens (see
+ * `socket-tracker.ts`) and resets them when it is cut. grpc-js's own reconnect loop never runs: a
+ * channel that leaves READY is closed and the manager opens the next one with gRPC's backoff. The
+ * backoff resets once a connection has stayed READY for `minUptime` (the manager's default, 5 s);
+ * `minUptime: 0` resets it at the SETTINGS frame itself, as gRPC specifies.
  * Calls go through grpc-js's normal call stack (framing, metadata, deadlines, compression,
  * interceptors), so generated clients and `makeGenericClientConstructor` clients work unchanged when
  * given this channel via the client option `channelOverride` (or {@link managedChannelFactory} via

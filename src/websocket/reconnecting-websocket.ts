@@ -108,7 +108,7 @@ function report(error: unknown): void {
  * state), `send()` returning a {@link SendStatus} and a `drop` event for every message that will
  * never be sent, and `resetBackoff()`.
  *
- * @example Node 20, with `ws`:
+ * @example Node 20, with ws
  * ```ts
  * import WebSocket from 'ws';
  * import { ReconnectingWebSocket } from 'redialer/websocket';

@@ -63,7 +63,10 @@ export class ManagedCall implements GrpcCall {
     this.cancelWithStatus(Status.CANCELLED, 'Cancelled by parent call');
   };
 
-  /** Created by `ManagedChannel.createCall()`; the deadline timer runs from here, as in grpc-js. */
+  /**
+   * Created by `ManagedChannel.createCall()`; the deadline timer runs from here, as in grpc-js.
+   * @internal
+   */
   constructor(host: CallHost, method: string, deadline: Deadline, hostName: string | null | undefined, parent: ParentCall, flags: number | null | undefined, defaultWaitForReady: boolean) {
     this.#host = host;
     this.#method = method;

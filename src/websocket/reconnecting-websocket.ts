@@ -4,11 +4,12 @@
  * browser awareness.
  * @module
  */
-import { type Observable, ReplaySubject, type Subscription } from 'rxjs';
+import { type Observable, ReplaySubject } from 'rxjs';
 import { ConnectionManager } from '../connection-manager.js';
 import type { ConnectionSnapshot } from '../connection-snapshot.js';
 import type { AttemptContext } from '../connector.js';
 import { PermanentError, permanent } from '../errors/permanent-error.js';
+import { isRetryAfterError, retryAfter } from '../errors/retry-after-error.js';
 import { checkNumber } from '../validate.js';
 import { decideClose, serverBackoffDelay } from './close-policy.js';
 import { isOffline, watchEnvironment } from './environment-watch.js';
@@ -27,16 +28,18 @@ import {
   type WebSocketLike,
 } from './websocket-types.js';
 
-/** Why attempts are on hold while the manager is IDLE. */
-export type PauseInfo =
-  /** `navigator.onLine === false`: the next attempt starts on `online`. */
-  | { readonly reason: 'offline' }
-  /** The server closed with 1012/1013: the next attempt starts at `resumeAt` (scheduler clock). */
-  | { readonly reason: 'server-backoff'; readonly code: number; readonly resumeAt: number };
+/**
+ * Why attempts are on hold while the manager is IDLE: `navigator.onLine === false`; the next attempt
+ * starts on `online`. (A server-directed wait is an ordinary TRANSIENT_FAILURE whose `lastError` is a
+ * RetryAfterError and whose `nextAttemptAt` honours the server's delay.)
+ */
+export interface PauseInfo {
+  readonly reason: 'offline';
+}
 
 /**
- * The connection manager's snapshot plus `pause`: set while the manager is IDLE because attempts
- * are on hold (offline, or a server-directed wait), undefined otherwise.
+ * The connection manager's snapshot plus `pause`: set while the manager is IDLE because the browser
+ * is offline, undefined otherwise.
  */
 export type WebSocketSnapshot = ConnectionSnapshot<WebSocketLike> & { readonly pause: PauseInfo | undefined };
 
@@ -156,7 +159,6 @@ export class ReconnectingWebSocket {
   #lastSocket: WebSocketLike | undefined;
   #binaryType: string | undefined;
   #pause: PauseInfo | undefined;
-  #pauseTimer: Subscription | undefined;
   #stopWatching: (() => void) | undefined;
   #release: { code?: number; reason?: string } = {};
 
@@ -425,17 +427,8 @@ export class ReconnectingWebSocket {
     const decision = decideClose(event, options);
     if (decision.action === 'stop') return permanent(error);
     if (decision.action === 'server-backoff') {
-      const delay = serverBackoffDelay(decision.hintMs, options, options.random);
-      const manager = this.#manager;
-      const resumeAt = options.scheduler.now() + delay;
-      this.#pause = { reason: 'server-backoff', code: event.code, resumeAt };
-      this.#pauseTimer = options.scheduler.schedule(() => {
-        this.#pauseTimer = undefined;
-        this.#pause = undefined;
-        manager.connect();
-      }, delay);
-      manager.idle();
-      return undefined;
+      // The manager waits at least this long (longer if its own backoff says so) in TRANSIENT_FAILURE.
+      return retryAfter(error, serverBackoffDelay(decision.hintMs, options, options.random));
     }
     const snapshot = this.#current;
     const stable = opened && snapshot.state === 'READY' && options.scheduler.now() - snapshot.since >= options.minUptime;
@@ -451,7 +444,8 @@ export class ReconnectingWebSocket {
       this.#pause = undefined;
       manager.resetBackoff();
       manager.connect();
-    } else if (this.#current.state === 'TRANSIENT_FAILURE') {
+    } else if (this.#current.state === 'TRANSIENT_FAILURE' && !isRetryAfterError(this.#current.lastError)) {
+      // Coming back online retries at once, but a wait the server asked for is respected.
       manager.resetBackoff();
     }
   }
@@ -459,13 +453,11 @@ export class ReconnectingWebSocket {
   #onVisible(manager: ConnectionManager<WebSocketLike>): void {
     if (manager !== this.#manager || !this.#options.retryOnVisible) return;
     const snapshot = this.#current;
-    if (snapshot.state !== 'TRANSIENT_FAILURE') return;
+    if (snapshot.state !== 'TRANSIENT_FAILURE' || isRetryAfterError(snapshot.lastError)) return;
     if (snapshot.nextAttemptAt - this.#options.scheduler.now() > this.#options.visibleRetryThreshold) manager.resetBackoff();
   }
 
   #clearPause(): void {
-    this.#pauseTimer?.unsubscribe();
-    this.#pauseTimer = undefined;
     this.#pause = undefined;
   }
 

@@ -3,7 +3,7 @@
  * outbound queue, server-directed backoff, close codes, browser awareness and clean close.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { isConnectTimeoutError, isPermanentError } from '../../src/index.js';
+import { isConnectTimeoutError, isPermanentError, isRetryAfterError } from '../../src/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import {
   type DropEvent,
@@ -266,13 +266,14 @@ describe('close() and clean-up', () => {
 });
 
 describe('server-directed backoff (1012, 1013)', () => {
-  it('waits for the delay hint in the close reason, with upward jitter, shown as IDLE with a pause', () => {
+  it('waits for the delay hint in the close reason, with upward jitter, in TRANSIENT_FAILURE', () => {
     const h = setup();
     h.last().open();
     h.clock.advanceBy(100);
     h.last().finish(1013, 'overloaded; retry-after=30', true);
     const resumeAt = 100 + 30_000 * 1.1; // random 0.5 of 20 % upward jitter
-    expect(h.socket.snapshot).toMatchObject({ state: 'IDLE', pause: { reason: 'server-backoff', code: 1013, resumeAt } });
+    expect(h.socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: resumeAt, pause: undefined });
+    expect(isRetryAfterError(h.socket.snapshot.lastError)).toBe(true);
     expect(h.socket.readyState).toBe(ReconnectingWebSocket.CONNECTING);
     h.clock.advanceTo(resumeAt - 1);
     expect(h.fake.sockets).toHaveLength(1);
@@ -285,11 +286,11 @@ describe('server-directed backoff (1012, 1013)', () => {
     const h = setup({ maxReconnectionDelay: 10_000 });
     h.last().open();
     h.last().finish(1012, 'retry-after=3600', true);
-    const pause = h.socket.snapshot.pause;
-    expect(pause?.reason).toBe('server-backoff');
-    if (pause?.reason !== 'server-backoff') return;
-    expect(pause.resumeAt).toBeLessThanOrEqual(10_000);
-    expect(pause.resumeAt).toBeGreaterThanOrEqual(10_000 * 0.8);
+    const s = h.socket.snapshot;
+    expect(s.state).toBe('TRANSIENT_FAILURE');
+    if (s.state !== 'TRANSIENT_FAILURE') return;
+    expect(s.nextAttemptAt).toBeLessThanOrEqual(10_000);
+    expect(s.nextAttemptAt).toBeGreaterThanOrEqual(10_000 * 0.8);
   });
 
   it('without a hint waits at least one initial delay, even after a long connection', () => {
@@ -297,8 +298,18 @@ describe('server-directed backoff (1012, 1013)', () => {
     h.last().open();
     h.clock.advanceBy(60_000);
     h.last().finish(1012, '', true);
-    expect(h.socket.snapshot.pause).toEqual({ reason: 'server-backoff', code: 1012, resumeAt: 60_000 + 1100 });
-    h.clock.advanceBy(1100);
+    expect(h.socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 60_000 + 1100 });
+    h.clock.advanceBy(1099);
+    expect(h.fake.sockets).toHaveLength(1);
+    h.clock.advanceBy(1);
+    expect(h.fake.sockets).toHaveLength(2);
+  });
+
+  it('resetBackoff() ("Retry now") overrides a server-directed wait', () => {
+    const h = setup();
+    h.last().open();
+    h.last().finish(1013, 'retry-after=30', true);
+    h.socket.resetBackoff();
     expect(h.fake.sockets).toHaveLength(2);
   });
 
@@ -610,3 +621,17 @@ describe('options', () => {
   });
 });
 
+
+describe('server-directed waits and browser events', () => {
+  it('coming back online does not cut short a wait the server asked for', () => {
+    const h = setup();
+    h.last().open();
+    h.last().finish(1013, 'retry-after=30', true);
+    h.environment.goOnline();
+    h.environment.setVisibility('hidden');
+    h.environment.setVisibility('visible');
+    expect(h.fake.sockets).toHaveLength(1);
+    expect(h.socket.snapshot.state).toBe('TRANSIENT_FAILURE');
+    h.socket.close();
+  });
+});

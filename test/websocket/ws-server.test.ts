@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { firstValueFrom, filter, timeout } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { isConnectTimeoutError, isPermanentError } from '../../src/index.js';
+import { isConnectTimeoutError, isPermanentError, isRetryAfterError } from '../../src/index.js';
 import {
   type DropEvent,
   type ReconnectingWebSocketOptions,
@@ -174,15 +174,15 @@ describe('against a real ws server', () => {
     expect(socket.readyState).toBe(socket.CLOSED);
   });
 
-  it('honours 1013 with a delay hint: pauses, then reconnects', async () => {
+  it('honours 1013 with a delay hint: waits in TRANSIENT_FAILURE, then reconnects', async () => {
     const s = await server(0, (c, n) => {
       if (n === 1) c.close(1013, 'retry-after=0.1');
     });
     const { socket, snapshots } = client(s.url);
-    const paused = await until(socket, (x) => x.pause?.reason === 'server-backoff');
-    expect(paused).toMatchObject({ state: 'IDLE', pause: { code: 1013 } });
-    if (paused.pause?.reason !== 'server-backoff') throw new Error('unreachable');
-    expect(paused.pause.resumeAt - paused.since).toBeGreaterThanOrEqual(100);
+    const waiting = await until(socket, (x) => x.state === 'TRANSIENT_FAILURE');
+    expect(isRetryAfterError(waiting.lastError)).toBe(true);
+    if (waiting.state !== 'TRANSIENT_FAILURE') throw new Error('unreachable');
+    expect(waiting.nextAttemptAt - waiting.since).toBeGreaterThanOrEqual(100);
     await nthReady(snapshots, socket, 2);
     expect(s.connections).toBe(2);
   });

@@ -56,3 +56,11 @@ export {
   type GrpcRetryBackoffOptions,
 } from './grpc-retry-policy.js';
 export type { RetryEvent, RetryEventSink, DelaySource } from './retry-event.js';
+export {
+  rtoEstimator,
+  RtoEstimator,
+  RtoTracker,
+  RFC6298,
+  type RtoEstimatorOptions,
+  type RttSampleOptions,
+} from './rto-estimator.js';

@@ -64,3 +64,4 @@ export {
   type RtoEstimatorOptions,
   type RttSampleOptions,
 } from './rto-estimator.js';
+export { retryBackoff, type RetryBackoffOptions } from './retry-backoff.js';

@@ -8,8 +8,7 @@ import type { Subscription } from 'rxjs';
 import type { Backoff } from '../backoff/backoff.js';
 import { describeValue } from '../validate.js';
 import { AttemptTimeoutError, isAttemptTimeoutError } from './attempt-timeout-error.js';
-import { markRetriesExhausted } from './retries-exhausted.js';
-import { decideRetry } from './retry-decision.js';
+import { handleFailure } from './handle-failure.js';
 import { RetryError } from './retry-error.js';
 import { emit } from './retry-event.js';
 import { type ResolvedRetryPolicy, type RetryPolicyOptions, resolveRetryPolicy } from './retry-options.js';
@@ -146,31 +145,10 @@ async function run<T>(
       throw new RetryError('deadline', attempt, error, 'the deadline cut the attempt in flight');
     }
     if (isAttemptTimeoutError(error)) timeout?.onTimeout();
-    const classification = policy.classify(error);
-    // gRFC A6 takes a token for the failure before it asks whether a retry is allowed.
-    if (classification.kind === 'transient') budget?.onTransientFailure();
-    const decision = decideRetry(error, classification, { attempt, backoff, deadline }, policy, {
-      now: scheduler.now(),
-      budgetAllows: budget?.canRetry() ?? true,
-    });
-    if (decision.type === 'permanent') {
-      emit(metrics, { type: 'permanent', attempt, reason: decision.classification.reason, error });
-      throw markRetriesExhausted(error);
-    }
-    if (decision.type === 'give-up') {
-      emit(metrics, { type: 'give-up', attempt, reason: decision.reason, error });
-      throw new RetryError(decision.reason, attempt, error, decision.detail);
-    }
-    emit(metrics, {
-      type: 'retry',
-      attempt,
-      delay: decision.delay,
-      source: decision.source,
-      reason: decision.classification.reason,
-      error,
-    });
-    backoff = decision.backoff;
-    await sleep(decision.delay, policy, signal);
+    const next = handleFailure(error, attempt, backoff, deadline, policy);
+    if (next.type === 'throw') throw next.error;
+    backoff = next.backoff;
+    await sleep(next.delay, policy, signal);
   }
 }
 

@@ -65,3 +65,19 @@ export {
   type RttSampleOptions,
 } from './rto-estimator.js';
 export { retryBackoff, type RetryBackoffOptions } from './retry-backoff.js';
+export {
+  RetryMetrics,
+  type RetryMetricsOptions,
+  type RetryMetricsSnapshot,
+  type RetryCounts,
+  type RetryRatioCrossing,
+} from './retry-metrics.js';
+export type {
+  MeterLike,
+  CounterLike,
+  ObservableGaugeLike,
+  ObservableResultLike,
+  InstrumentOptionsLike,
+  MetricAttributes,
+} from './meter-like.js';
+export { recordConnectionAttempts, connectionEvents } from './connection-attempt-metrics.js';

@@ -81,3 +81,4 @@ export type {
   MetricAttributes,
 } from './meter-like.js';
 export { recordConnectionAttempts, connectionEvents } from './connection-attempt-metrics.js';
+export { budgetedConnector, RetryThrottledError, isRetryThrottledError } from './budgeted-connector.js';

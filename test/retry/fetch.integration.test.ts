@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { request, metrics } from '../../examples/retry-fetch.js';
 import { constantBackoff } from '../../src/index.js';
 import { HttpResponseError, classify, isAttemptTimeoutError, isRetryError, retry, type RetryOptions } from '../../src/retry/index.js';
 
@@ -121,5 +122,17 @@ describe('retry() with real fetch', () => {
     expect(error).toBeInstanceOf(HttpResponseError);
     expect(error).toMatchObject({ status: 404 });
     expect(server.calls()).toBe(1);
+  });
+
+  it('the example of docs/retry.md works as written', async () => {
+    const server = await serve((_req, res, n) => {
+      if (n === 1) res.writeHead(429, { 'Retry-After': '0' }).end();
+      else res.end('created');
+    });
+    const before = metrics.snapshot.total.retries;
+    const response = await request(server.url, { method: 'POST', body: 'x', signal: new AbortController().signal });
+    expect(await response.text()).toBe('created');
+    expect(server.calls()).toBe(2);
+    expect(metrics.snapshot.total.retries - before).toBe(1);
   });
 });

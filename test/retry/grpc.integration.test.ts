@@ -4,6 +4,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { callWithRetry } from '../../examples/retry-grpc-unary.js';
 import { grpcRetryPolicy, isRetryError, retry, type RetryAttemptContext, type RetryOptions } from '../../src/retry/index.js';
 
 const echo = {
@@ -100,5 +101,16 @@ describe('retry() with a real grpc-js unary call', () => {
     await reached;
     controller.abort(new Error('user navigated away'));
     await expect(pending).rejects.toThrow('user navigated away');
+  });
+
+  it('the example of docs/retry.md works as written', async () => {
+    const server = await start((n, call, cb) => {
+      if (n === 1) cb(unavailable());
+      else cb(null, Buffer.from(`echo:${call.request.toString()}`));
+    });
+    const method = (server.client as unknown as Record<string, Parameters<typeof callWithRetry<Buffer, Buffer>>[0]>)['echo']!.bind(server.client);
+    const reply = await callWithRetry(method, Buffer.from('doc'), new AbortController().signal);
+    expect(reply.toString()).toBe('echo:doc');
+    expect(server.calls()).toBe(2);
   });
 });

@@ -173,6 +173,18 @@ function runAttempt<T>(
       signal?.removeEventListener('abort', onAbort);
       finish();
     };
+    // Read the adaptive timeout before anything is registered, so that a failing one leaves nothing behind.
+    let own: number | undefined;
+    try {
+      own = timeout?.current();
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    if (own !== undefined && !(typeof own === 'number' && own > 0)) {
+      reject(new RangeError(`redialer: the adaptive attempt timeout returned ${describeValue(own)}; it must be a number > 0`));
+      return;
+    }
     const onAbort = (): void => {
       const reason: unknown = signal?.reason;
       settle(() => {
@@ -187,13 +199,6 @@ function runAttempt<T>(
     signal?.addEventListener('abort', onAbort, { once: true });
 
     const now = scheduler.now();
-    const own = timeout?.current();
-    if (own !== undefined && !(own > 0)) {
-      settle(() => {
-        reject(new RangeError(`redialer: the adaptive attempt timeout returned ${describeValue(own)}; it must be a number > 0`));
-      });
-      return;
-    }
     const left = deadline - now;
     const limit = Math.min(own ?? Infinity, left);
     if (limit !== Infinity) {

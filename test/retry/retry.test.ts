@@ -398,3 +398,24 @@ describe('retry(): options are checked before any attempt', () => {
     expect(() => retry(undefined as never)).toThrow(/operation function/);
   });
 });
+
+describe('retry(): a broken adaptive timeout', () => {
+  it('rejects with a RangeError naming the bad value, leaving no listener on the signal', async () => {
+    const clock = createVirtualClock();
+    const controller = new AbortController();
+    let added = 0;
+    const signal = controller.signal;
+    const original = signal.addEventListener.bind(signal);
+    signal.addEventListener = ((...args: Parameters<AbortSignal['addEventListener']>) => {
+      added++;
+      original(...args);
+    }) as AbortSignal['addEventListener'];
+    const promise = retry(() => 'never called', {
+      scheduler: clock.scheduler,
+      signal,
+      attemptTimeout: { current: () => Number.NaN, onSuccess: () => undefined, onTimeout: () => undefined },
+    });
+    expect(rejection(await drive(clock, promise))).toMatchObject({ name: 'RangeError', message: expect.stringContaining('NaN') as unknown });
+    expect(added).toBe(0);
+  });
+});

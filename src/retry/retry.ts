@@ -7,7 +7,7 @@
 import type { Subscription } from 'rxjs';
 import type { Backoff } from '../backoff/backoff.js';
 import { describeValue } from '../validate.js';
-import { AttemptTimeoutError, isAttemptTimeoutError } from './attempt-timeout-error.js';
+import { AttemptTimeoutError } from './attempt-timeout-error.js';
 import { handleFailure } from './handle-failure.js';
 import { RetryError } from './retry-error.js';
 import { emit } from './retry-event.js';
@@ -51,7 +51,10 @@ export interface RetryOptions extends RetryPolicyOptions {
   readonly attemptTimeout?: number | AdaptiveTimeout;
 }
 
-type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown; readonly byDeadline: boolean };
+/** How an attempt ended; `cut` says which of our own timers ended it, if one did. */
+type Outcome<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly error: unknown; readonly cut: 'deadline' | 'timeout' | undefined };
 
 function resolveAttemptTimeout(value: unknown): AdaptiveTimeout | undefined {
   if (value === undefined) return undefined;
@@ -138,13 +141,13 @@ async function run<T>(
       return outcome.value;
     }
     const { error } = outcome;
-    if (outcome.byDeadline) {
+    if (outcome.cut === 'deadline') {
       // The deadline cut the attempt: counted against the budget, never retried.
       budget?.onTransientFailure();
       emit(metrics, { type: 'give-up', attempt, reason: 'deadline', error });
       throw new RetryError('deadline', attempt, error, 'the deadline cut the attempt in flight');
     }
-    if (isAttemptTimeoutError(error)) timeout?.onTimeout();
+    if (outcome.cut === 'timeout') timeout?.onTimeout();
     const next = handleFailure(error, attempt, backoff, deadline, policy);
     if (next.type === 'throw') throw next.error;
     backoff = next.backoff;
@@ -202,13 +205,13 @@ function runAttempt<T>(
     const left = deadline - now;
     const limit = Math.min(own ?? Infinity, left);
     if (limit !== Infinity) {
-      const byDeadline = left <= (own ?? Infinity);
+      const cut = left <= (own ?? Infinity) ? 'deadline' : 'timeout';
       timer = scheduler.schedule(
         () => {
           const error = new AttemptTimeoutError(attempt, Math.round(limit));
           settle(() => {
             controller.abort(error);
-            resolve({ ok: false, error, byDeadline });
+            resolve({ ok: false, error, cut });
           });
         },
         Math.min(2 ** 31 - 1, Math.max(0, limit)),
@@ -220,7 +223,7 @@ function runAttempt<T>(
       result = operation({ attempt, signal: controller.signal, deadline });
     } catch (error) {
       settle(() => {
-        resolve({ ok: false, error, byDeadline: false });
+        resolve({ ok: false, error, cut: undefined });
       });
       return;
     }
@@ -232,7 +235,7 @@ function runAttempt<T>(
       },
       (error: unknown) => {
         settle(() => {
-          resolve({ ok: false, error, byDeadline: false });
+          resolve({ ok: false, error, cut: undefined });
         });
       },
     );

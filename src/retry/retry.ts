@@ -76,7 +76,7 @@ function hasFunctions(value: unknown, names: readonly string[]): boolean {
 
 function checkSignal(value: unknown): AbortSignal | undefined {
   if (value === undefined) return undefined;
-  if (!hasFunctions(value, ['addEventListener', 'removeEventListener', 'throwIfAborted'])) {
+  if (!hasFunctions(value, ['addEventListener', 'removeEventListener']) || typeof (value as { aborted?: unknown }).aborted !== 'boolean') {
     throw new TypeError(`redialer: option "signal" must be an AbortSignal, got ${describeValue(value)}`);
   }
   return value as AbortSignal;
@@ -126,7 +126,8 @@ async function run<T>(
   timeout: AdaptiveTimeout | undefined,
 ): Promise<T> {
   const { scheduler, budget, metrics } = policy;
-  signal?.throwIfAborted();
+  // Not throwIfAborted(): older browsers' signals lack it.
+  if (signal?.aborted === true) throw signal.reason;
   const deadline = scheduler.now() + policy.totalTimeout;
   let backoff: Backoff | undefined;
   for (let attempt = 1; ; attempt++) {

@@ -2,7 +2,7 @@ import { defer, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { constantBackoff, exponentialBackoff } from '../../src/index.js';
-import { HttpResponseError, isRetriesExhausted, retryBackoff, type RetryEvent } from '../../src/retry/index.js';
+import { HttpResponseError, isRetriesExhausted, retryBackoff, tokenBucketBudget, type RetryEvent } from '../../src/retry/index.js';
 import { systemError } from './support.js';
 
 let scheduler: TestScheduler;
@@ -112,6 +112,17 @@ describe('retryBackoff(): marble tests', () => {
       const shared = source.pipe(retryBackoff({ maxAttempts: 2, backoff: constantBackoff(3), scheduler }));
       expectObservable(shared).toBe('5ms #', undefined, giveUp('attempts', 2));
       expectObservable(shared, '2ms ^').toBe('7ms #', undefined, giveUp('attempts', 2));
+    });
+  });
+
+  it('shares a retry budget with other streams: once the bucket is at half, errors pass on as throttled', () => {
+    const budget = tokenBucketBudget({ maxTokens: 3, tokenRatio: 1 });
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('-#', undefined, reset);
+      const limited = source.pipe(retryBackoff({ maxAttempts: 10, backoff: constantBackoff(2), budget, scheduler }));
+      // 3 tokens, threshold 1.5: failure 1 -> 2 (retry), failure 2 -> 1 (throttled).
+      expectObservable(limited).toBe('4ms #', undefined, giveUp('throttled', 2));
+      expectSubscriptions(source.subscriptions).toBe(['^!', '3ms ^!']);
     });
   });
 

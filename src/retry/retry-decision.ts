@@ -49,6 +49,11 @@ export type RetryDecision =
     }
   | { readonly type: 'permanent'; readonly classification: Classification & { readonly kind: 'permanent' } };
 
+/** Milliseconds for a message: whole numbers, as timers see them. */
+function ms(value: number): string {
+  return String(Math.round(value));
+}
+
 function field(value: unknown, key: string): unknown {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
 }
@@ -125,10 +130,10 @@ export function decideRetry(
       const header = source === 'pushback' ? 'grpc-retry-pushback-ms' : 'Retry-After';
       return giveUp(
         'retry-after-beyond-deadline',
-        `the server asked to wait ${String(delay)} ms (${header}), beyond the ${String(left)} ms left before the deadline`,
+        `the server asked to wait ${ms(delay)} ms (${header}), beyond the ${ms(left)} ms left before the deadline`,
       );
     }
-    return giveUp('deadline', `the next wait (${String(Math.round(delay))} ms) would end after the deadline, ${String(left)} ms away (${classification.reason})`);
+    return giveUp('deadline', `the next wait (${ms(delay)} ms) would end after the deadline, ${ms(left)} ms away (${classification.reason})`);
   }
   return { type: 'retry', delay, source, backoff, classification };
 }

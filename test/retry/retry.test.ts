@@ -419,3 +419,43 @@ describe('retry(): a broken adaptive timeout', () => {
     expect(added).toBe(0);
   });
 });
+
+describe('retry(): nothing left behind', () => {
+  /** An AbortSignal that counts its live listeners. */
+  function countingSignal(): { signal: AbortSignal; live: () => number } {
+    const controller = new AbortController();
+    const { signal } = controller;
+    let live = 0;
+    const add = signal.addEventListener.bind(signal);
+    const remove = signal.removeEventListener.bind(signal);
+    signal.addEventListener = ((...args: Parameters<AbortSignal['addEventListener']>) => {
+      live++;
+      add(...args);
+    }) as AbortSignal['addEventListener'];
+    signal.removeEventListener = ((...args: Parameters<AbortSignal['removeEventListener']>) => {
+      live--;
+      remove(...args);
+    }) as AbortSignal['removeEventListener'];
+    return { signal, live: () => live };
+  }
+
+  it.each([
+    ['success after retries', [reset(), reset(), 'ok']],
+    ['give-up at the limit', [reset()]],
+    ['permanent failure', [new HttpResponseError({ status: 403, headers: {} })]],
+    ['attempt timeouts', ['hang', 'hang', 'hang']],
+  ])('%s: no listener on the caller signal, no timer', async (_what, outcomes) => {
+    const { signal, live } = countingSignal();
+    const { clock, promise } = setup(outcomes, { signal, attemptTimeout: 50 });
+    const outcome = await drive(clock, promise);
+    expect(outcome.status).not.toBe('pending');
+    expect(live()).toBe(0);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('a random source that breaks the backoff rejects with its RangeError, not silently', async () => {
+    const { clock, promise } = setup([reset(), 'ok'], { random: () => Number.NaN, backoff: exponentialBackoff() });
+    expect(rejection(await drive(clock, promise))).toMatchObject({ name: 'RangeError', message: expect.stringContaining('"random"') as unknown });
+    expect(clock.pendingTimers()).toBe(0);
+  });
+});

@@ -37,6 +37,22 @@ export default tseslint.config(
     },
   },
   {
+    // The retry toolkit takes an OpenTelemetry meter through a structural type; the package stays optional.
+    files: ['src/retry/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'redialer/retry must run in browsers: no Node built-ins.' },
+            { group: ['ws', '@grpc/*'], message: 'Only the adapters import a transport.' },
+            { group: ['@opentelemetry/*'], message: 'Take a meter through MeterLike; @opentelemetry/api is an optional peer.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

@@ -67,7 +67,7 @@ describe('browser-safe root entry', () => {
     return external;
   }
 
-  it.each(['dist/index.js', 'dist/testing/index.js', 'dist/websocket/index.js'])('%s imports only rxjs', (entry) => {
+  it.each(['dist/index.js', 'dist/testing/index.js', 'dist/websocket/index.js', 'dist/retry/index.js'])('%s imports only rxjs', (entry) => {
     expect([...externalImports(entry)].sort()).toEqual(['rxjs']);
   });
 });

@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'test-results/', 'bench/results/', '.bench-build/', 'node_modules/'] },
+  { ignores: ['dist/', 'coverage/', 'test-results/', 'bench/results/', '.bench-build/', 'node_modules/', 'docs/api/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   ...tseslint.configs.stylisticTypeChecked,
@@ -37,11 +37,43 @@ export default tseslint.config(
     },
   },
   {
+    // The retry toolkit takes an OpenTelemetry meter through a structural type; the package stays optional.
+    files: ['src/retry/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'redialer/retry must run in browsers: no Node built-ins.' },
+            { group: ['ws', '@grpc/*'], message: 'Only the adapters import a transport.' },
+            { group: ['@opentelemetry/*'], message: 'Take a meter through MeterLike; @opentelemetry/api is an optional peer.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-unnecessary-condition': 'off',
     },
   },
-  { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+  {
+    // Plain JavaScript (examples, scripts, fixtures): recommended rules without type information.
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: Object.fromEntries(
+        ['process', 'console', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'URL', 'Buffer', 'AbortController', 'structuredClone'].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly' } },
+    // CommonJS files exist to prove that require() works.
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

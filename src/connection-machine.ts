@@ -13,6 +13,7 @@ import { type ConnectivityState, isAllowedTransition } from './connectivity-stat
 import { ConnectTimeoutError } from './errors/connect-timeout-error.js';
 import { ConnectionClosedError } from './errors/connection-closed-error.js';
 import { isPermanentError } from './errors/permanent-error.js';
+import { isRetryAfterError } from './errors/retry-after-error.js';
 import { ShutdownError } from './errors/shutdown-error.js';
 
 /** The machine's whole state: the public snapshot plus the bookkeeping behind it. */
@@ -103,6 +104,15 @@ function checkedDelay(backoff: Backoff): number {
   return Math.min(MAX_DELAY_MS, Math.max(0, delay));
 }
 
+/** The least wait a server asked for with a {@link RetryAfterError}, or 0. */
+function serverDelay(error: unknown): number {
+  return isRetryAfterError(error) ? error.delay : 0;
+}
+
+function serverNote(error: unknown): string {
+  return isRetryAfterError(error) ? ` (the server asked for at least ${String(error.delay)} ms)` : '';
+}
+
 function timerEffects(m: MachineState<unknown>): Effect[] {
   return m.timerAt === undefined ? [] : [{ type: 'clear-timer' }];
 }
@@ -165,7 +175,7 @@ function attemptFailed<C>(m: MachineState<C>, env: MachineEnv, error: unknown, e
     const shut = shutdownWith(m, env, 'permanent-failure', error, `permanent failure: ${error.message}`);
     return { ...shut, effects: [...extra, ...shut.effects] };
   }
-  const nextAttemptAt = Math.max(env.now, m.deadline);
+  const nextAttemptAt = Math.max(env.now, m.deadline, env.now + serverDelay(error));
   const state = enter(m, { timerAt: nextAttemptAt }, {
     state: 'TRANSIENT_FAILURE',
     since: env.now,
@@ -176,7 +186,7 @@ function attemptFailed<C>(m: MachineState<C>, env: MachineEnv, error: unknown, e
   return {
     state,
     effects: [...extra, { type: 'set-timer', at: nextAttemptAt }],
-    detail: `${detail}; next attempt in ${String(nextAttemptAt - env.now)} ms`,
+    detail: `${detail}; next attempt in ${String(nextAttemptAt - env.now)} ms${serverNote(error)}`,
   };
 }
 
@@ -200,6 +210,7 @@ function connectionEnded<C>(m: MachineState<C>, env: MachineEnv, error: unknown,
       return shutdownWith(m, env, 'policy-error', policyError, `backoff policy failed: ${String(policyError)}`);
     }
   }
+  nextAttemptAt = Math.max(nextAttemptAt, env.now + serverDelay(error));
   const patch: Partial<MachineState<C>> = stable ? { backoff: undefined } : {};
   const attempt = stable ? 0 : m.snapshot.attempt;
   const why = `${detail} after ${String(uptime)} ms (${stable ? 'backoff reset' : `under minUptime ${String(env.minUptime)} ms: counts as a failure`})`;
@@ -217,7 +228,7 @@ function connectionEnded<C>(m: MachineState<C>, env: MachineEnv, error: unknown,
   return {
     state,
     effects: [...extra, { type: 'set-timer', at: nextAttemptAt }],
-    detail: `${why}; next attempt in ${String(nextAttemptAt - env.now)} ms`,
+    detail: `${why}; next attempt in ${String(nextAttemptAt - env.now)} ms${serverNote(error)}`,
   };
 }
 

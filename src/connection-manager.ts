@@ -15,6 +15,21 @@ import type { ConnectivityState } from './connectivity-state.js';
 import { permanent } from './errors/permanent-error.js';
 import { checkOptionsObject, optionalNumber } from './validate.js';
 
+/**
+ * Runs user code (a trace callback, a connector's teardown) so that a throw cannot interrupt a
+ * transition: the error is rethrown asynchronously, like RxJS does for a throwing subscriber, so it
+ * still reaches the host's unhandled-error reporting.
+ */
+function guarded(fn: () => void): void {
+  try {
+    fn();
+  } catch (error) {
+    queueMicrotask(() => {
+      throw error;
+    });
+  }
+}
+
 /** Options of {@link ConnectionManager.waitForStateChange}. */
 export interface WaitForStateChangeOptions {
   /** Resolve `false` at this time on the scheduler clock (like gRPC's deadline). */
@@ -30,9 +45,6 @@ interface AttemptInFlight {
   readonly controller: AbortController;
   subscription: Subscription | undefined;
 }
-
-// Older browsers lack Symbol.dispose; fall back to the registered symbol that polyfills use.
-const disposeSymbol = ((Symbol as { dispose?: symbol }).dispose ?? Symbol.for('Symbol.dispose')) as typeof Symbol.dispose;
 
 /**
  * Keeps one connection alive with gRPC's connection-backoff protocol, for any transport, and
@@ -106,8 +118,8 @@ export class ConnectionManager<C = unknown> {
     this.#dispatch({ type: 'shutdown' });
   }
 
-  /** Same as {@link shutdown}, for `using` declarations. */
-  [disposeSymbol](): void {
+  /** Same as {@link shutdown}, for `using` declarations (where the runtime has Symbol.dispose). */
+  [Symbol.dispose](): void {
     this.shutdown();
   }
 
@@ -195,15 +207,14 @@ export class ConnectionManager<C = unknown> {
       if (effect.type === 'complete') complete = true;
       else this.#run(effect);
     }
-    options.trace?.({
-      time: now,
-      event: event.type,
-      from: before.snapshot.state,
-      to: result.state.snapshot.state,
-      detail: result.detail,
-    });
     if (result.state.snapshot !== before.snapshot) this.#subject.next(result.state.snapshot);
     if (complete) this.#subject.complete();
+    if (options.trace !== undefined) {
+      const entry = { time: now, event: event.type, from: before.snapshot.state, to: result.state.snapshot.state, detail: result.detail };
+      guarded(() => {
+        options.trace?.(entry);
+      });
+    }
   }
 
   #run(effect: Exclude<Effect, { type: 'complete' }>): void {
@@ -229,7 +240,8 @@ export class ConnectionManager<C = unknown> {
         const attempt = this.#attempt;
         if (attempt?.id !== effect.attemptId) return;
         this.#attempt = undefined;
-        attempt.subscription?.unsubscribe();
+        // A connector whose teardown throws must not leave the manager half-way through a transition.
+        guarded(() => attempt.subscription?.unsubscribe());
         attempt.controller.abort(effect.reason);
         return;
       }

@@ -14,7 +14,10 @@ export interface AttemptContext {
    * The same moment unsubscribes the connector's Observable; the signal is for APIs that take one.
    */
   readonly signal: AbortSignal;
-  /** When the attempt will be cut, on the scheduler clock. */
+  /**
+   * When the attempt will be cut, on the scheduler clock, as planned at its start; `resetBackoff()`
+   * during the attempt may bring the cut forward, never later.
+   */
   readonly timeoutAt: number;
 }
 

@@ -38,3 +38,4 @@ export { ConnectTimeoutError, isConnectTimeoutError } from './errors/connect-tim
 export { PermanentError, isPermanentError, permanent } from './errors/permanent-error.js';
 export { ShutdownError, isShutdownError } from './errors/shutdown-error.js';
 export { ConnectionClosedError, isConnectionClosedError } from './errors/connection-closed-error.js';
+export { RetryAfterError, isRetryAfterError, retryAfter } from './errors/retry-after-error.js';

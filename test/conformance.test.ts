@@ -3,7 +3,7 @@
  * on virtual time.
  */
 import { describe, expect, it } from 'vitest';
-import { ConnectionManager, isConnectTimeoutError, isShutdownError } from '../src/index.js';
+import { ConnectionManager, isConnectTimeoutError, isRetryAfterError, isShutdownError, retryAfter } from '../src/index.js';
 import { createFakeConnector, createVirtualClock } from '../src/testing/index.js';
 import { harness, nominalWait } from './support/harness.js';
 import { seededRandom } from './support/seeded-random.js';
@@ -332,5 +332,46 @@ describe('7. SHUTDOWN is terminal', () => {
     const seen: string[] = [];
     h.manager.state$.subscribe({ next: (s) => seen.push(s.state), complete: () => seen.push('complete') });
     expect(seen).toEqual(['SHUTDOWN', 'complete']);
+  });
+});
+
+describe('server-directed waits (RetryAfterError)', () => {
+  it('a failed attempt carrying a retry-after waits at least that long, measured from now', () => {
+    const h = harness();
+    h.manager.connect();
+    h.clock.advanceBy(100);
+    h.fake.last?.fail(retryAfter(new Error('503'), 30_000));
+    expect(h.manager.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 30_100 });
+    expect(isRetryAfterError(h.manager.snapshot.lastError)).toBe(true);
+    h.clock.advanceTo(30_099);
+    expect(h.starts).toHaveLength(1);
+    h.clock.advanceTo(30_100);
+    expect(h.starts).toEqual([0, 30_100]);
+    h.manager.shutdown();
+  });
+
+  it('never shortens the backoff: a hint below the deadline changes nothing', () => {
+    const h = harness();
+    h.manager.connect();
+    h.fake.last?.fail(retryAfter(new Error('1013'), 10));
+    expect(h.manager.snapshot).toMatchObject({ nextAttemptAt: 1000 });
+    h.manager.shutdown();
+  });
+
+  it('a lost READY connection with a hint waits for it even after a backoff reset', () => {
+    const h = harness();
+    h.manager.connect();
+    h.fake.last?.establish('c');
+    h.clock.advanceBy(60_000);
+    h.fake.last?.fail(retryAfter(new Error('1012 service restart'), 5000));
+    expect(h.manager.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 0, nextAttemptAt: 65_000 });
+    h.manager.resetBackoff(); // "Retry now" still wins
+    expect(h.manager.snapshot.state).toBe('CONNECTING');
+    h.manager.shutdown();
+  });
+
+  it('validates the delay', () => {
+    expect(() => retryAfter(new Error('x'), NaN)).toThrow(/"delay".*got NaN/);
+    expect(retryAfter(new Error('x'), Infinity).delay).toBe(2 ** 31 - 1);
   });
 });

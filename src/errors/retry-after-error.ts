@@ -1,0 +1,39 @@
+import { MAX_DELAY_MS } from '../backoff/backoff.js';
+import { checkNumber } from '../validate.js';
+import { brand, hasBrand } from './brand.js';
+
+/**
+ * A failure with the server's word on when to come back (a WebSocket close 1012/1013 with a delay
+ * hint, an HTTP 503 with Retry-After on an upgrade). A connector that fails with one makes the
+ * manager wait at least `delay` ms from now before the next attempt — longer if its own backoff says
+ * so, never shorter. `resetBackoff()` still starts an attempt at once.
+ *
+ * @example
+ * ```ts
+ * ws.onclose = (event) =>
+ *   event.code === 1013 ? subscriber.error(retryAfter(new Error('try again later'), 30_000)) : …;
+ * ```
+ */
+export class RetryAfterError extends Error {
+  override readonly name = 'RetryAfterError';
+  /** The least wait the server asked for, in milliseconds (clamped to the largest timer). */
+  readonly delay: number;
+
+  constructor(delay: number, options?: ErrorOptions) {
+    const ms = Math.min(MAX_DELAY_MS, checkNumber('delay', delay, { min: 0, allowInfinity: true }));
+    const cause = options?.cause;
+    super(`the server asked to retry after ${String(ms)} ms${cause instanceof Error ? `: ${cause.message}` : ''}`, options);
+    this.delay = ms;
+    brand(this, 'RetryAfterError');
+  }
+}
+
+/** Whether `value` is a {@link RetryAfterError} (from any copy of redialer). */
+export function isRetryAfterError(value: unknown): value is RetryAfterError {
+  return hasBrand(value, 'RetryAfterError');
+}
+
+/** Wraps `cause` in a {@link RetryAfterError} asking for at least `delay` ms before the next attempt. */
+export function retryAfter(cause: unknown, delay: number): RetryAfterError {
+  return new RetryAfterError(delay, { cause });
+}

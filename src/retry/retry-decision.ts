@@ -1,0 +1,139 @@
+/**
+ * The pure heart of every retry loop: given a failure and the loop's state, decide whether to retry,
+ * after how long, or why not. No timers, no I/O — both `retry()` and `retryBackoff()` run it, and its
+ * tests need no clock.
+ * @module
+ */
+import { type Backoff, clampDelay } from '../backoff/backoff.js';
+import { type Classification, grpcCodeOf } from './classify.js';
+import { type GrpcPushback, readGrpcPushback } from './grpc-pushback.js';
+import { maySendAgain } from './idempotency.js';
+import { readRetryAfter } from './retry-after.js';
+import type { GiveUpReason } from './retry-error.js';
+import type { DelaySource } from './retry-event.js';
+import type { ResolvedRetryPolicy } from './retry-options.js';
+
+/** Where a retry loop stands after a failed attempt. */
+export interface RetryLoopState {
+  /** The attempt that just failed (1-based). */
+  readonly attempt: number;
+  /** The backoff step of the last wait, or undefined when the next wait starts the policy afresh. */
+  readonly backoff: Backoff | undefined;
+  /** When the loop must be done, on the scheduler clock (Infinity for never). */
+  readonly deadline: number;
+}
+
+/** The outside facts a decision needs. */
+export interface DecisionEnv {
+  /** The scheduler time of the failure. */
+  readonly now: number;
+  /** Whether the retry budget would allow a retry now. */
+  readonly budgetAllows: boolean;
+}
+
+/** The outcome of {@link decideRetry}. */
+export type RetryDecision =
+  | {
+      readonly type: 'retry';
+      readonly delay: number;
+      readonly source: DelaySource;
+      /** The backoff state to carry into the next failure. */
+      readonly backoff: Backoff | undefined;
+      readonly classification: Classification & { readonly kind: 'transient' };
+    }
+  | {
+      readonly type: 'give-up';
+      readonly reason: GiveUpReason;
+      readonly detail: string;
+      readonly classification: Classification & { readonly kind: 'transient' };
+    }
+  | { readonly type: 'permanent'; readonly classification: Classification & { readonly kind: 'permanent' } };
+
+/** Milliseconds for a message: whole numbers, as timers see them. */
+function ms(value: number): string {
+  return String(Math.round(value));
+}
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+/** The server's hint on a failure: gRPC pushback for gRPC errors, else Retry-After on the error or its response. */
+export function serverHint(
+  error: unknown,
+  now: number,
+): { readonly kind: 'pushback'; readonly pushback: GrpcPushback } | { readonly kind: 'retry-after'; readonly delay: number } | undefined {
+  if (grpcCodeOf(error) !== undefined) {
+    const pushback = readGrpcPushback(field(error, 'metadata'));
+    return pushback.kind === 'none' ? undefined : { kind: 'pushback', pushback };
+  }
+  for (const source of [error, field(error, 'response')]) {
+    const delay = readRetryAfter(source, now);
+    if (delay !== undefined) return { kind: 'retry-after', delay };
+  }
+  return undefined;
+}
+
+/**
+ * Decides what follows a failed attempt, given its classification (from `policy.classify`). The checks, in order: permanent failures are never retried;
+ * a failure that may have reached the server is not retried for a non-idempotent operation; a server
+ * that pushes back with a negative or unparseable value is not retried; then the attempt limit, the
+ * deadline and the budget; then the wait — gRPC pushback exactly (and the backoff starts afresh), or
+ * Retry-After cut to `maxRetryAfter`, or the next backoff step — and a wait that would end at or after
+ * the deadline gives up at once.
+ */
+export function decideRetry(
+  error: unknown,
+  classification: Classification,
+  state: RetryLoopState,
+  policy: ResolvedRetryPolicy,
+  env: DecisionEnv,
+): RetryDecision {
+  if (classification.kind === 'permanent') return { type: 'permanent', classification };
+  const giveUp = (reason: GiveUpReason, detail: string): RetryDecision => ({ type: 'give-up', reason, detail, classification });
+
+  if (!maySendAgain(policy.idempotency, policy.precondition, classification.sent)) {
+    const what = policy.idempotency === 'conditional' ? 'conditional but carries no precondition' : 'not idempotent';
+    return giveUp('not-idempotent', `the failure (${classification.reason}) may have reached the server and the operation is ${what}`);
+  }
+  const hint = policy.serverHints ? serverHint(error, env.now) : undefined;
+  if (hint?.kind === 'pushback' && hint.pushback.kind === 'stop') {
+    return giveUp('server-pushback', `the server asked not to retry (grpc-retry-pushback-ms: ${JSON.stringify(hint.pushback.value)})`);
+  }
+  if (state.attempt >= policy.maxAttempts) {
+    return giveUp('attempts', `the attempt limit (${String(policy.maxAttempts)}) was reached (${classification.reason})`);
+  }
+  const left = state.deadline - env.now;
+  if (left <= 0) return giveUp('deadline', `the deadline passed (${classification.reason})`);
+  if (!env.budgetAllows) return giveUp('throttled', `the retry budget refused a retry (${classification.reason})`);
+
+  let delay: number;
+  let source: DelaySource;
+  let backoff: Backoff | undefined;
+  if (hint?.kind === 'pushback' && hint.pushback.kind === 'wait') {
+    delay = hint.pushback.delay;
+    source = 'pushback';
+    backoff = undefined;
+  } else {
+    backoff = state.backoff === undefined ? policy.backoff.first(policy.random) : state.backoff.next(policy.random);
+    if (hint?.kind === 'retry-after') {
+      delay = Math.min(hint.delay, policy.maxRetryAfter);
+      source = 'retry-after';
+    } else {
+      delay = backoff.delay;
+      source = 'backoff';
+    }
+  }
+  delay = clampDelay(delay);
+  if (delay >= left) {
+    if (source !== 'backoff') {
+      const header = source === 'pushback' ? 'grpc-retry-pushback-ms' : 'Retry-After';
+      return giveUp(
+        'retry-after-beyond-deadline',
+        `the server asked to wait ${ms(delay)} ms (${header}), beyond the ${ms(left)} ms left before the deadline`,
+      );
+    }
+    return giveUp('deadline', `the next wait (${ms(delay)} ms) would end after the deadline, ${ms(left)} ms away (${classification.reason})`);
+  }
+  return { type: 'retry', delay, source, backoff, classification };
+}

@@ -1,0 +1,80 @@
+/**
+ * What a close event means for reconnecting: a pure decision on the close code, the reason and the
+ * caller's hook, and the parsing of a server's delay hint.
+ * @module
+ */
+import type { CloseEventLike } from './websocket-types.js';
+
+/** The close codes that stop reconnecting by default: 1008 (policy violation), 4401, 4403 (auth). */
+export const DEFAULT_PERMANENT_CLOSE_CODES: readonly number[] = Object.freeze([1008, 4401, 4403]);
+
+/** The close codes by which a server directs the client's backoff: 1012 (service restart), 1013 (try again later). */
+export const SERVER_BACKOFF_CLOSE_CODES: readonly number[] = Object.freeze([1012, 1013]);
+
+/** The outcome of {@link decideClose}. */
+export type CloseDecision =
+  /** Reconnect on the normal backoff. */
+  | { readonly action: 'reconnect' }
+  /** Do not reconnect; `why` names the rule. */
+  | { readonly action: 'stop'; readonly why: 'permanent-code' | 'should-reconnect' }
+  /** Wait as the server asked (`hintMs` if the reason carried one), then reconnect. */
+  | { readonly action: 'server-backoff'; readonly hintMs: number | undefined };
+
+/** The rules {@link decideClose} applies. */
+export interface ClosePolicy {
+  readonly permanentCloseCodes: readonly number[];
+  readonly shouldReconnect: ((event: CloseEventLike) => boolean) | undefined;
+}
+
+/**
+ * Decides what a close means, in this order: a permanent code stops; 1012/1013 wait as the server
+ * directs; otherwise `shouldReconnect` (if given) decides, and by default the client reconnects.
+ */
+export function decideClose(event: CloseEventLike, policy: ClosePolicy): CloseDecision {
+  if (policy.permanentCloseCodes.includes(event.code)) return { action: 'stop', why: 'permanent-code' };
+  if (SERVER_BACKOFF_CLOSE_CODES.includes(event.code)) {
+    return { action: 'server-backoff', hintMs: parseRetryAfter(event.reason) };
+  }
+  if (policy.shouldReconnect !== undefined && !policy.shouldReconnect(event)) {
+    return { action: 'stop', why: 'should-reconnect' };
+  }
+  return { action: 'reconnect' };
+}
+
+const RETRY_AFTER = /retry[-_ ]?after\s*[=:]?\s*(\d+(?:\.\d+)?)\s*(ms|s)?\b/i;
+const BARE_NUMBER = /^\s*(\d+(?:\.\d+)?)\s*(ms|s)?\s*$/i;
+
+/**
+ * Reads a delay hint from a close reason, in milliseconds: `retry-after=30`, `Retry-After: 30`,
+ * `retry after 1500ms`, or a bare `30` / `30s` / `1500ms`. A number without a unit is seconds, as in
+ * HTTP's Retry-After. Returns undefined when the reason carries no hint.
+ *
+ * @example
+ * ```ts
+ * parseRetryAfter('overloaded; retry-after=30'); // 30000
+ * ```
+ */
+export function parseRetryAfter(reason: string): number | undefined {
+  const match = RETRY_AFTER.exec(reason) ?? BARE_NUMBER.exec(reason);
+  if (match === null) return undefined;
+  const value = Number(match[1]);
+  if (!Number.isFinite(value)) return undefined;
+  return match[2]?.toLowerCase() === 'ms' ? value : value * 1000;
+}
+
+/**
+ * The wait before reconnecting after a 1012/1013 close: the hint if there is one, else the policy's
+ * initial delay, clamped into [minDelay, maxDelay], then spread by up to `jitter` of itself so that
+ * clients told the same delay do not return in lockstep. The spread goes upwards (never sooner than
+ * the server asked) unless that would pass maxDelay; at the cap it goes downwards, so it never
+ * collapses to one value.
+ */
+export function serverBackoffDelay(
+  hintMs: number | undefined,
+  bounds: { readonly minDelay: number; readonly maxDelay: number; readonly jitter: number },
+  random: () => number,
+): number {
+  const value = Math.min(bounds.maxDelay, Math.max(bounds.minDelay, hintMs ?? bounds.minDelay));
+  const spread = value * bounds.jitter * random();
+  return value + spread <= bounds.maxDelay ? value + spread : Math.max(bounds.minDelay, value - spread);
+}

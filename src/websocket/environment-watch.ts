@@ -1,0 +1,60 @@
+/**
+ * Browser awareness: whether the page is offline, and the moments worth reconnecting at once (back
+ * online; a hidden tab shown again). Reads only what the global scope offers, so it is a no-op where
+ * there is no window (Node), and works in workers (online/offline without visibility).
+ * @module
+ */
+
+/** A minimal event target. */
+export interface EventTargetLike {
+  addEventListener(type: string, listener: () => void): void;
+  removeEventListener(type: string, listener: () => void): void;
+}
+
+/** The parts of a global scope that the watch reads; `globalThis` in a browser. */
+export interface EnvironmentLike {
+  readonly navigator?: { readonly onLine?: boolean } | undefined;
+  readonly document?: (EventTargetLike & { readonly visibilityState?: string }) | undefined;
+  readonly addEventListener?: EventTargetLike['addEventListener'];
+  readonly removeEventListener?: EventTargetLike['removeEventListener'];
+}
+
+/** What the watch reports. */
+export interface EnvironmentHandlers {
+  /** The page came back online. */
+  online(): void;
+  /** A hidden page became visible. */
+  visible(): void;
+}
+
+/** Whether `env` says the page is offline (only an explicit `navigator.onLine === false` counts). */
+export function isOffline(env: EnvironmentLike | undefined): boolean {
+  return env?.navigator?.onLine === false;
+}
+
+/** Listens for `online` and `visibilitychange`; returns the function that removes both listeners. */
+export function watchEnvironment(env: EnvironmentLike | undefined, handlers: EnvironmentHandlers): () => void {
+  const stops: (() => void)[] = [];
+  if (env !== undefined && typeof env.addEventListener === 'function' && typeof env.removeEventListener === 'function') {
+    const onOnline = (): void => {
+      handlers.online();
+    };
+    env.addEventListener('online', onOnline);
+    stops.push(() => {
+      env.removeEventListener?.('online', onOnline);
+    });
+  }
+  const doc = env?.document;
+  if (doc !== undefined && typeof doc.addEventListener === 'function') {
+    const onVisibility = (): void => {
+      if (doc.visibilityState === 'visible') handlers.visible();
+    };
+    doc.addEventListener('visibilitychange', onVisibility);
+    stops.push(() => {
+      doc.removeEventListener('visibilitychange', onVisibility);
+    });
+  }
+  return () => {
+    for (const stop of stops.splice(0)) stop();
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * redialer/websocket: a reconnecting WebSocket on redialer's connection state machine, a drop-in
+ * for reconnecting-websocket 4.x. Runs on the browser's WebSocket, Node >= 22's, and `ws` (pass it as
+ * the `WebSocket` option on Node 20).
+ * @module redialer/websocket
+ */
+export {
+  ReconnectingWebSocket,
+  ReconnectingWebSocket as default,
+  type DropEvent,
+  type DropReason,
+  type EventHandler,
+  type Listener,
+  type PauseInfo,
+  type ReconnectingWebSocketEventMap,
+  type SendStatus,
+  type WebSocketSnapshot,
+} from './reconnecting-websocket.js';
+export { WEBSOCKET_DEFAULTS, type ReconnectingWebSocketOptions } from './websocket-options.js';
+export {
+  DEFAULT_PERMANENT_CLOSE_CODES,
+  SERVER_BACKOFF_CLOSE_CODES,
+  decideClose,
+  parseRetryAfter,
+  serverBackoffDelay,
+  type CloseDecision,
+  type ClosePolicy,
+} from './close-policy.js';
+export { WebSocketCloseError, isWebSocketCloseError } from './websocket-close-error.js';
+export type { EnvironmentLike, EventTargetLike } from './environment-watch.js';
+export {
+  ReadyState,
+  type CloseEventLike,
+  type ErrorEventLike,
+  type Message,
+  type MessageEventLike,
+  type UrlProvider,
+  type WebSocketConstructor,
+  type WebSocketEventLike,
+  type WebSocketLike,
+} from './websocket-types.js';

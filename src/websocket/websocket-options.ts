@@ -1,0 +1,203 @@
+/**
+ * Options of {@link ReconnectingWebSocket}: reconnecting-websocket's names with gRPC's defaults,
+ * plus redialer's own; their validation.
+ * @module
+ */
+import type { SchedulerLike } from 'rxjs';
+import { asyncScheduler } from 'rxjs';
+import type { BackoffPolicy, RandomSource } from '../backoff/backoff.js';
+import { GRPC_BACKOFF_DEFAULTS, grpcBackoff } from '../backoff/grpc-backoff.js';
+import type { TraceEntry } from '../connection-options.js';
+import {
+  checkNumber,
+  checkOptionsObject,
+  describeValue,
+  optionalBoolean,
+  optionalFunction,
+  optionalNumber,
+} from '../validate.js';
+import { DEFAULT_PERMANENT_CLOSE_CODES } from './close-policy.js';
+import type { EnvironmentLike } from './environment-watch.js';
+import type { CloseEventLike, WebSocketConstructor } from './websocket-types.js';
+
+/** Options of {@link ReconnectingWebSocket}; every time is in milliseconds. */
+export interface ReconnectingWebSocketOptions {
+  /**
+   * The WebSocket class: on Node 20 pass `WebSocket` from the `ws` package.
+   * @defaultValue the global `WebSocket` (browsers, Node >= 22)
+   */
+  readonly WebSocket?: WebSocketConstructor;
+  /** Wait after the first failed attempt (gRPC's initial backoff). @defaultValue 1000 */
+  readonly minReconnectionDelay?: number;
+  /** Cap on the un-jittered wait (gRPC's max backoff). @defaultValue 120000 */
+  readonly maxReconnectionDelay?: number;
+  /** Growth of the wait per failure (gRPC's multiplier). @defaultValue 1.6 */
+  readonly reconnectionDelayGrowFactor?: number;
+  /** Relative jitter of each wait after the first, in [0, 1]. @defaultValue 0.2 */
+  readonly reconnectionDelayJitter?: number;
+  /**
+   * How long a connection must stay open for the backoff to reset. A server that accepts and closes
+   * sooner counts as a failed attempt, so it cannot drive a fast reconnect loop. @defaultValue 5000
+   */
+  readonly minUptime?: number;
+  /**
+   * The least time an attempt is given to open before it is cut (it is given more when the backoff
+   * wait is longer, as gRPC's min connect timeout). @defaultValue 20000
+   */
+  readonly connectionTimeout?: number;
+  /**
+   * Retries after the first attempt of a backoff cycle before giving up (the cycle restarts after a
+   * connection that stayed up `minUptime`, and on `reconnect()`). @defaultValue Infinity
+   */
+  readonly maxRetries?: number;
+  /** Most messages held while the socket is not open. @defaultValue 1000 */
+  readonly maxEnqueuedMessages?: number;
+  /** Most bytes held while the socket is not open (strings count in UTF-8). @defaultValue 1048576 */
+  readonly maxEnqueuedBytes?: number;
+  /** Do not connect until `reconnect()` is called. @defaultValue false */
+  readonly startClosed?: boolean;
+  /** Log every transition with `console.debug`. @defaultValue false */
+  readonly debug?: boolean;
+  /** Close codes after which the client stops reconnecting. @defaultValue [1008, 4401, 4403] */
+  readonly permanentCloseCodes?: readonly number[];
+  /**
+   * Decides, for close codes that are neither permanent nor 1012/1013, whether to reconnect.
+   * @defaultValue reconnect after every such close
+   */
+  readonly shouldReconnect?: (event: CloseEventLike) => boolean;
+  /**
+   * While `navigator.onLine === false`, park attempts (state IDLE, `pause.reason` 'offline') and
+   * reconnect at once on `online`. @defaultValue true
+   */
+  readonly pauseWhileOffline?: boolean;
+  /**
+   * When a hidden page becomes visible while the next attempt is more than
+   * `visibleRetryThreshold` away, attempt at once with a fresh backoff. @defaultValue true
+   */
+  readonly retryOnVisible?: boolean;
+  /** The wait beyond which `retryOnVisible` cuts it short. @defaultValue 5000 */
+  readonly visibleRetryThreshold?: number;
+  /** The global scope to watch for online/offline and visibility. @defaultValue `globalThis` */
+  readonly environment?: EnvironmentLike;
+  /** The clock and timers. @defaultValue `asyncScheduler` */
+  readonly scheduler?: SchedulerLike;
+  /** The random source for jitter, returning numbers in [0, 1]. @defaultValue `Math.random` */
+  readonly random?: RandomSource;
+  /** Receives every transition of the underlying connection manager. */
+  readonly trace?: (entry: TraceEntry) => void;
+}
+
+/** The adapter's defaults. */
+export const WEBSOCKET_DEFAULTS = Object.freeze({
+  minReconnectionDelay: GRPC_BACKOFF_DEFAULTS.initialBackoff,
+  maxReconnectionDelay: GRPC_BACKOFF_DEFAULTS.maxBackoff,
+  reconnectionDelayGrowFactor: GRPC_BACKOFF_DEFAULTS.multiplier,
+  reconnectionDelayJitter: GRPC_BACKOFF_DEFAULTS.jitter,
+  minUptime: 5000,
+  connectionTimeout: 20_000,
+  maxRetries: Infinity,
+  maxEnqueuedMessages: 1000,
+  maxEnqueuedBytes: 1_048_576,
+  visibleRetryThreshold: 5000,
+});
+
+const MAX_TIMER = 2 ** 31 - 1;
+
+/** The options after validation. */
+export interface ResolvedWebSocketOptions {
+  readonly WebSocket: WebSocketConstructor;
+  readonly backoff: BackoffPolicy;
+  readonly minDelay: number;
+  readonly maxDelay: number;
+  readonly jitter: number;
+  readonly minUptime: number;
+  readonly connectionTimeout: number;
+  readonly maxRetries: number;
+  readonly maxEnqueuedMessages: number;
+  readonly maxEnqueuedBytes: number;
+  readonly startClosed: boolean;
+  readonly debug: boolean;
+  readonly permanentCloseCodes: readonly number[];
+  readonly shouldReconnect: ((event: CloseEventLike) => boolean) | undefined;
+  readonly pauseWhileOffline: boolean;
+  readonly retryOnVisible: boolean;
+  readonly visibleRetryThreshold: number;
+  readonly environment: EnvironmentLike | undefined;
+  readonly scheduler: SchedulerLike;
+  readonly random: RandomSource;
+  readonly trace: ((entry: TraceEntry) => void) | undefined;
+}
+
+function resolveWebSocketClass(value: unknown): WebSocketConstructor {
+  const candidate = value ?? (globalThis as { WebSocket?: unknown }).WebSocket;
+  if (candidate === undefined) {
+    throw new TypeError(
+      'redialer: no WebSocket class: this runtime has no global WebSocket; pass option "WebSocket" (for example WebSocket from the "ws" package)',
+    );
+  }
+  if (typeof candidate !== 'function') {
+    throw new TypeError(`redialer: option "WebSocket" must be a WebSocket class, got ${describeValue(candidate)}`);
+  }
+  return candidate as WebSocketConstructor;
+}
+
+function resolveCodes(value: unknown): readonly number[] {
+  if (value === undefined) return DEFAULT_PERMANENT_CLOSE_CODES;
+  if (!Array.isArray(value)) {
+    throw new TypeError(`redialer: option "permanentCloseCodes" must be an array of close codes, got ${describeValue(value)}`);
+  }
+  return Object.freeze(
+    value.map((code: unknown, i) => checkNumber(`permanentCloseCodes[${String(i)}]`, code, { min: 1000, max: 4999, integer: true })),
+  );
+}
+
+/** Validates `options` and fills in defaults; throws a TypeError or RangeError naming the bad option. */
+export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | undefined): ResolvedWebSocketOptions {
+  const raw = checkOptionsObject('ReconnectingWebSocket options', options);
+  const d = WEBSOCKET_DEFAULTS;
+  const minDelay = optionalNumber('minReconnectionDelay', raw['minReconnectionDelay'], d.minReconnectionDelay, { min: 0, max: MAX_TIMER });
+  const maxDelay = optionalNumber('maxReconnectionDelay', raw['maxReconnectionDelay'], Math.max(d.maxReconnectionDelay, minDelay), {
+    min: minDelay,
+    max: MAX_TIMER,
+  });
+  const multiplier = optionalNumber('reconnectionDelayGrowFactor', raw['reconnectionDelayGrowFactor'], d.reconnectionDelayGrowFactor, { min: 1 });
+  const jitter = optionalNumber('reconnectionDelayJitter', raw['reconnectionDelayJitter'], d.reconnectionDelayJitter, { min: 0, max: 1 });
+  const scheduler = raw['scheduler'] ?? asyncScheduler;
+  if (typeof (scheduler as SchedulerLike).now !== 'function' || typeof (scheduler as SchedulerLike).schedule !== 'function') {
+    throw new TypeError(`redialer: option "scheduler" must be an RxJS SchedulerLike, got ${describeValue(scheduler)}`);
+  }
+  const environment: unknown = raw['environment'] ?? globalThis;
+  if (typeof environment !== 'object' || environment === null) {
+    throw new TypeError(`redialer: option "environment" must be an object, got ${describeValue(environment)}`);
+  }
+  return {
+    WebSocket: resolveWebSocketClass(raw['WebSocket']),
+    backoff: grpcBackoff({ initialBackoff: minDelay, maxBackoff: maxDelay, multiplier, jitter }),
+    minDelay,
+    maxDelay,
+    jitter,
+    minUptime: optionalNumber('minUptime', raw['minUptime'], d.minUptime, { min: 0, max: MAX_TIMER }),
+    connectionTimeout: optionalNumber('connectionTimeout', raw['connectionTimeout'], d.connectionTimeout, { min: 0, max: MAX_TIMER }),
+    maxRetries: optionalNumber('maxRetries', raw['maxRetries'], d.maxRetries, { min: 0, integer: true, allowInfinity: true }),
+    maxEnqueuedMessages: optionalNumber('maxEnqueuedMessages', raw['maxEnqueuedMessages'], d.maxEnqueuedMessages, {
+      min: 0,
+      integer: true,
+      allowInfinity: true,
+    }),
+    maxEnqueuedBytes: optionalNumber('maxEnqueuedBytes', raw['maxEnqueuedBytes'], d.maxEnqueuedBytes, { min: 0, allowInfinity: true }),
+    startClosed: optionalBoolean('startClosed', raw['startClosed'], false),
+    debug: optionalBoolean('debug', raw['debug'], false),
+    permanentCloseCodes: resolveCodes(raw['permanentCloseCodes']),
+    shouldReconnect: optionalFunction('shouldReconnect', raw['shouldReconnect']),
+    pauseWhileOffline: optionalBoolean('pauseWhileOffline', raw['pauseWhileOffline'], true),
+    retryOnVisible: optionalBoolean('retryOnVisible', raw['retryOnVisible'], true),
+    visibleRetryThreshold: optionalNumber('visibleRetryThreshold', raw['visibleRetryThreshold'], d.visibleRetryThreshold, {
+      min: 0,
+      allowInfinity: true,
+    }),
+    environment: environment,
+    scheduler: scheduler as SchedulerLike,
+    random: optionalFunction('random', raw['random'], Math.random),
+    trace: optionalFunction('trace', raw['trace']),
+  };
+}

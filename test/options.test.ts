@@ -1,0 +1,66 @@
+/** Every bad option gets a TypeError or RangeError that names the option and the value. */
+import { of } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { ConnectionManager, constantBackoff, exponentialBackoff, grpcBackoff } from '../src/index.js';
+
+const connector = () => of('c');
+
+describe('ConnectionManager options', () => {
+  it.each([
+    [{ minConnectTimeout: NaN }, RangeError, /"minConnectTimeout" must be a finite number >= 0 and <= 2147483647, got NaN/],
+    [{ minConnectTimeout: -1 }, RangeError, /"minConnectTimeout".*got -1/],
+    [{ minConnectTimeout: '20s' }, TypeError, /"minConnectTimeout".*got "20s"/],
+    [{ minConnectTimeout: 2 ** 31 }, RangeError, /"minConnectTimeout"/],
+    [{ minUptime: Infinity }, RangeError, /"minUptime".*got Infinity/],
+    [{ autoReconnect: 'yes' }, TypeError, /"autoReconnect" must be a boolean, got "yes"/],
+    [{ random: 0.5 }, TypeError, /"random" must be a function, got 0.5/],
+    [{ trace: {} }, TypeError, /"trace" must be a function, got an object/],
+    [{ scheduler: {} }, TypeError, /"scheduler" must be an RxJS SchedulerLike/],
+    [{ backoff: 1000 }, TypeError, /"backoff" must be a backoff policy.*got 1000/],
+    [{ unref: 1 }, TypeError, /"unref" must be a boolean, got 1/],
+  ] as const)('%o -> %o', (bad, type, message) => {
+    const create = () => new ConnectionManager({ connector, ...(bad as object) });
+    expect(create).toThrow(type);
+    expect(create).toThrow(message);
+  });
+
+  it('requires a connector function', () => {
+    expect(() => new ConnectionManager({} as never)).toThrow(/option "connector" is required/);
+    expect(() => new ConnectionManager({ connector: 'ws://x' } as never)).toThrow(/"connector" must be a function, got "ws:\/\/x"/);
+  });
+
+  it('rejects a non-object', () => {
+    expect(() => new ConnectionManager(null as never)).toThrow(/ConnectionManager options must be an object, got null/);
+  });
+
+  it('rejects unref together with a custom scheduler', () => {
+    expect(() => new ConnectionManager({ connector, unref: true, scheduler: { now: () => 0, schedule: () => undefined } as never })).toThrow(
+      /"unref" applies to the default scheduler/,
+    );
+  });
+
+  it('accepts 0 wherever 0 is meaningful (no truthiness defaults)', () => {
+    expect(() => new ConnectionManager({ connector, minConnectTimeout: 0, minUptime: 0 })).not.toThrow();
+  });
+});
+
+describe('policy options', () => {
+  it.each([
+    [() => grpcBackoff({ multiplier: 0.5 }), RangeError, /"multiplier" must be a finite number >= 1, got 0.5/],
+    [() => grpcBackoff({ jitter: 1.5 }), RangeError, /"jitter" must be a finite number >= 0 and <= 1, got 1.5/],
+    [() => grpcBackoff({ jitter: -0.1 }), RangeError, /"jitter".*got -0.1/],
+    [() => grpcBackoff({ initialBackoff: -5 }), RangeError, /"initialBackoff".*got -5/],
+    [() => grpcBackoff({ initialBackoff: 5000, maxBackoff: 1000 }), RangeError, /"maxBackoff" must be a number >= 5000, got 1000/],
+    [() => grpcBackoff({ maxBackoff: NaN }), RangeError, /"maxBackoff".*got NaN/],
+    [() => grpcBackoff({ multiplier: Infinity }), RangeError, /"multiplier".*got Infinity/],
+    [() => grpcBackoff({ initialBackoff: '1s' as never }), TypeError, /"initialBackoff".*got "1s"/],
+    [() => exponentialBackoff({ jitter: 'random' as never }), RangeError, /"jitter" must be one of "none", "full", "equal", "decorrelated", got "random"/],
+    [() => exponentialBackoff({ jitter: 1 as never }), TypeError, /"jitter" must be one of/],
+    [() => exponentialBackoff({ initialDelay: 10, maxDelay: 5 }), RangeError, /"maxDelay" must be a number >= 10, got 5/],
+    [() => constantBackoff(-1), RangeError, /"delay".*got -1/],
+    [() => constantBackoff(NaN), RangeError, /"delay".*got NaN/],
+  ] as const)('%s', (make, type, message) => {
+    expect(make).toThrow(type);
+    expect(make).toThrow(message);
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * The published shape of the package: exports map, CommonJS consumers, a browser-safe root entry,
+ * the files whitelist and unref'd timers. Runs against dist/ (the test script builds first).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  exports: Record<string, string | { types: string; default: string }>;
+  files: string[];
+  sideEffects: boolean;
+  peerDependencies: Record<string, string>;
+  bin?: Record<string, string>;
+};
+
+beforeAll(() => {
+  if (!existsSync(join(root, 'dist/index.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does)');
+});
+
+describe('exports map', () => {
+  const entries = Object.entries(pkg.exports).filter(([key]) => key !== './package.json');
+
+  it.each(entries)('%s points at built JavaScript and types', (_key, target) => {
+    expect(typeof target).toBe('object');
+    const { types, default: js } = target as { types: string; default: string };
+    expect(existsSync(join(root, js)), js).toBe(true);
+    expect(existsSync(join(root, types)), types).toBe(true);
+  });
+
+  it('is side-effect free and has rxjs as a peer', () => {
+    expect(pkg.sideEffects).toBe(false);
+    expect(pkg.peerDependencies['rxjs']).toMatch(/^\^7\.8/);
+  });
+});
+
+describe('CommonJS', () => {
+  it('require("redialer") works from a CommonJS consumer', async () => {
+    const { stdout, stderr } = await run(process.execPath, [join(root, 'test/fixtures/cjs-consumer.cjs')], { timeout: 15_000 });
+    expect(JSON.parse(stdout)).toEqual({ state: 'CONNECTING', after: 'SHUTDOWN', pending: 0 });
+    expect(stderr).not.toMatch(/Error/);
+  });
+});
+
+describe('browser-safe root entry', () => {
+  /** Walks the relative-import graph of a built entry and returns every bare or node: specifier. */
+  function externalImports(entry: string): Set<string> {
+    const seen = new Set<string>();
+    const external = new Set<string>();
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      // Comments (TSDoc examples) may mention other packages; only code counts.
+      const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+      for (const match of source.matchAll(/(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+        const specifier = match[1] ?? match[2] ?? '';
+        if (specifier.startsWith('.')) visit(resolve(dirname(file), specifier));
+        else external.add(specifier);
+      }
+    };
+    visit(join(root, entry));
+    return external;
+  }
+
+  it.each(['dist/index.js', 'dist/testing/index.js', 'dist/websocket/index.js', 'dist/retry/index.js'])('%s imports only rxjs', (entry) => {
+    expect([...externalImports(entry)].sort()).toEqual(['rxjs']);
+  });
+});
+
+describe('files whitelist', () => {
+  it('packs only dist, README, LICENSE and package.json', async () => {
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, timeout: 60_000 });
+    const [report] = JSON.parse(stdout) as [{ files: { path: string }[] }];
+    const outside = report.files.map((f) => f.path).filter((p) => !/^(dist\/|README\.md$|LICENSE$|package\.json$)/.test(p));
+    expect(outside).toEqual([]);
+    expect(report.files.some((f) => f.path === 'dist/index.d.ts')).toBe(true);
+  });
+});
+
+describe('unref', () => {
+  it('a manager with unref: true lets Node exit by itself while it keeps retrying', async () => {
+    const { stdout } = await run(process.execPath, [join(root, 'test/fixtures/unref-exit.mjs')], { timeout: 15_000 });
+    expect(stdout).toMatch(/exited in (TRANSIENT_FAILURE|CONNECTING)/);
+  });
+});

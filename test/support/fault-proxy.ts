@@ -1,0 +1,174 @@
+/**
+ * A fault-injecting TCP proxy on 127.0.0.1 for integration tests: it sits between a real client and a
+ * real server and applies one fault to each new connection. Faults: pass-through, refuse (the port
+ * stops listening: ECONNREFUSED), black hole (accept, never forward), added latency, reset mid-stream
+ * (RST after N bytes from the server), accept then close after N ms, stall after the handshake
+ * (forward until the server's first bytes reach the client, then nothing more in either direction).
+ */
+import { type AddressInfo, type Server, type Socket, connect, createServer } from 'node:net';
+
+/** What the proxy does to a new connection. */
+export type Fault =
+  | { readonly kind: 'pass' }
+  | { readonly kind: 'refuse' }
+  | { readonly kind: 'blackhole' }
+  | { readonly kind: 'latency'; readonly ms: number }
+  | { readonly kind: 'reset-after-bytes'; readonly bytes: number }
+  | { readonly kind: 'close-after'; readonly ms: number }
+  | { readonly kind: 'stall-after-handshake' };
+
+export interface FaultProxy {
+  /** The port clients connect to (stable across `refuse`). */
+  readonly port: number;
+  /** Connections accepted so far, whatever their fault. */
+  readonly accepted: number;
+  /** Connections open now (client side). */
+  readonly open: number;
+  /** Applies `fault` to connections made from now on. */
+  setFault(fault: Fault): Promise<void>;
+  /** Resets (RST) every open connection at once. */
+  resetAll(): void;
+  /** Closes every connection and the listener; leaves no handle. */
+  close(): Promise<void>;
+}
+
+export async function startFaultProxy(target: { host?: string; port: number }, initial: Fault = { kind: 'pass' }): Promise<FaultProxy> {
+  const host = target.host ?? '127.0.0.1';
+  const sockets = new Set<Socket>();
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  let fault: Fault = initial;
+  let accepted = 0;
+  let port = 0;
+  let server: Server | undefined;
+
+  const track = (socket: Socket): void => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {
+      // Faults cause resets and refusals on purpose; each side sees them through 'close'.
+    });
+  };
+  const later = (ms: number, fn: () => void): void => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, ms);
+    timers.add(timer);
+  };
+
+  const onConnection = (client: Socket): void => {
+    accepted += 1;
+    track(client);
+    const current = fault;
+    if (current.kind === 'blackhole') return;
+    if (current.kind === 'close-after') {
+      later(current.ms, () => client.end());
+      return;
+    }
+    const upstream = connect(target.port, host);
+    track(upstream);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+    const forward = (from: Socket, to: Socket, delay: number): void => {
+      from.on('data', (chunk: Buffer) => {
+        if (delay > 0) later(delay, () => to.write(chunk));
+        else to.write(chunk);
+      });
+    };
+    switch (current.kind) {
+      case 'pass':
+      case 'refuse':
+        forward(client, upstream, 0);
+        forward(upstream, client, 0);
+        return;
+      case 'latency':
+        forward(client, upstream, current.ms);
+        forward(upstream, client, current.ms);
+        return;
+      case 'reset-after-bytes': {
+        forward(client, upstream, 0);
+        let seen = 0;
+        upstream.on('data', (chunk: Buffer) => {
+          if (seen >= current.bytes) return;
+          const room = current.bytes - seen;
+          seen += chunk.length;
+          if (seen < current.bytes) {
+            client.write(chunk);
+            return;
+          }
+          // Deliver the last allowed bytes, then RST the client.
+          // The RST must wait until the write has left the socket: reset with a write still in
+          // flight degrades to a plain FIN. The upstream goes with the client's 'close'.
+          client.write(chunk.subarray(0, room));
+          later(20, () => client.resetAndDestroy());
+        });
+        return;
+      }
+      case 'stall-after-handshake': {
+        let stalled = false;
+        client.on('data', (chunk: Buffer) => {
+          if (!stalled) upstream.write(chunk);
+        });
+        upstream.on('data', (chunk: Buffer) => {
+          if (stalled) return;
+          client.write(chunk);
+          stalled = true;
+        });
+        return;
+      }
+    }
+  };
+
+  const listen = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const s = createServer(onConnection);
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', () => {
+        port = (s.address() as AddressInfo).port;
+        server = s;
+        resolve();
+      });
+    });
+  const unlisten = (): Promise<void> =>
+    new Promise((resolve) => {
+      const s = server;
+      server = undefined;
+      if (s === undefined) resolve();
+      else s.close(() => { resolve(); });
+    });
+
+  if (initial.kind === 'refuse') {
+    // Reserve a port, then stop listening on it.
+    await listen();
+    await unlisten();
+  } else {
+    await listen();
+  }
+
+  return {
+    get port() {
+      return port;
+    },
+    get accepted() {
+      return accepted;
+    },
+    get open() {
+      return [...sockets].filter((s) => s.remotePort !== target.port).length;
+    },
+    async setFault(next) {
+      const wasRefusing = fault.kind === 'refuse';
+      fault = next;
+      if (next.kind === 'refuse' && !wasRefusing) await unlisten();
+      if (next.kind !== 'refuse' && wasRefusing) await listen();
+    },
+    resetAll() {
+      for (const socket of sockets) socket.resetAndDestroy();
+    },
+    async close() {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      for (const socket of sockets) socket.destroy();
+      await unlisten();
+    },
+  };
+}

@@ -1,0 +1,637 @@
+/**
+ * The adapter's rules on virtual time, with a scriptable WebSocket: backoff, the attempt cut, the
+ * outbound queue, server-directed backoff, close codes, browser awareness and clean close.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { isConnectTimeoutError, isPermanentError, isRetryAfterError } from '../../src/index.js';
+import { createVirtualClock } from '../../src/testing/index.js';
+import {
+  type DropEvent,
+  type ReconnectingWebSocketOptions,
+  ReconnectingWebSocket,
+  type WebSocketSnapshot,
+  isWebSocketCloseError,
+} from '../../src/websocket/index.js';
+import { FakeEnvironment, fakeWebSocketClass } from './support/fake-websocket.js';
+
+const URL = 'ws://example.test/feed';
+const open: ReconnectingWebSocket[] = [];
+
+function setup(options: ReconnectingWebSocketOptions = {}, protocols?: string | string[]) {
+  const clock = createVirtualClock();
+  const fake = fakeWebSocketClass();
+  const environment = new FakeEnvironment();
+  const starts: number[] = [];
+  const WebSocket = class extends fake.WebSocket {
+    constructor(url: string, p?: string | string[]) {
+      super(url, p);
+      starts.push(clock.now());
+    }
+  };
+  const socket = new ReconnectingWebSocket(URL, protocols, {
+    WebSocket,
+    scheduler: clock.scheduler,
+    random: () => 0.5,
+    environment,
+    ...options,
+  });
+  open.push(socket);
+  const snapshots: WebSocketSnapshot[] = [];
+  socket.state$.subscribe((s) => snapshots.push(s));
+  const drops: DropEvent[] = [];
+  socket.addEventListener('drop', (e) => drops.push(e));
+  return { clock, fake, environment, socket, starts, snapshots, drops, last: fake.last };
+}
+
+/** Fails every new socket at once, as a server that refuses connections. */
+function refuseAll(h: ReturnType<typeof setup>, until: number): void {
+  while (h.clock.now() < until) {
+    const socket = h.fake.sockets.at(-1);
+    if (socket?.readyState === 0) socket.fail();
+    const s = h.socket.snapshot;
+    if (s.state === 'SHUTDOWN') return;
+    const next = s.state === 'TRANSIENT_FAILURE' ? s.nextAttemptAt : until;
+    h.clock.advanceTo(Math.min(until, Math.max(next, h.clock.now())));
+    if (s.state !== 'TRANSIENT_FAILURE') return;
+  }
+}
+
+afterEach(() => {
+  for (const socket of open.splice(0)) if (socket.snapshot.state !== 'SHUTDOWN') socket.close();
+});
+
+describe('backoff', () => {
+  it('follows gRPC by default: 1 s, x1.6 (jitter at its midpoint), measured from each attempt start', () => {
+    const h = setup();
+    refuseAll(h, 10_000);
+    expect(h.starts).toEqual([0, 1000, 2600, 5160, 9256]);
+    expect(h.socket.retryCount).toBe(4);
+  });
+
+  it("honours reconnecting-websocket's delay options when given", () => {
+    const h = setup({ minReconnectionDelay: 500, reconnectionDelayGrowFactor: 2, maxReconnectionDelay: 2000, reconnectionDelayJitter: 0 });
+    refuseAll(h, 8000);
+    expect(h.starts).toEqual([0, 500, 1500, 3500, 5500, 7500]);
+  });
+
+  it('cuts an attempt that never opens at connectionTimeout and reports ConnectTimeoutError', () => {
+    const h = setup({ connectionTimeout: 3000 });
+    h.clock.advanceTo(2999);
+    expect(h.fake.sockets).toHaveLength(1);
+    h.clock.advanceTo(3000);
+    expect(h.fake.sockets[0]?.closedWith).toBeDefined();
+    const failure = h.snapshots.find((s) => s.state === 'TRANSIENT_FAILURE');
+    expect(isConnectTimeoutError(failure?.lastError)).toBe(true);
+    expect(h.fake.sockets).toHaveLength(2); // the wait (1 s) had passed: the next attempt starts at once
+    h.fake.sockets[0]?.finish();
+    expect(h.fake.sockets[0]?.listenerCount()).toBe(0);
+  });
+
+  it('a server that accepts and closes at once keeps the backoff growing (minUptime guard)', () => {
+    const h = setup();
+    for (let i = 0; i < 4; i += 1) {
+      h.last().open();
+      h.clock.advanceBy(10);
+      h.last().finish(1000, '', true);
+      const s = h.socket.snapshot;
+      if (s.state === 'TRANSIENT_FAILURE') h.clock.advanceTo(s.nextAttemptAt);
+    }
+    expect(h.starts).toEqual([0, 1000, 2600, 5160, 9256]);
+    expect(h.snapshots.filter((s) => s.state === 'READY').map((s) => s.attempt)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('a connection that stayed up minUptime resets the backoff and the retry count', () => {
+    const h = setup({ minUptime: 5000 });
+    refuseAll(h, 2600);
+    h.last().open();
+    expect(h.socket.readyState).toBe(ReconnectingWebSocket.OPEN);
+    h.clock.advanceBy(6000);
+    h.last().finish(1001, 'going away', true);
+    expect(h.socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 0 });
+    h.clock.advanceBy(0);
+    expect(h.socket.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 1 });
+    expect(h.socket.retryCount).toBe(0);
+  });
+
+  it('passes protocols, and url/protocol/extensions come from the latest socket', () => {
+    const h = setup({}, ['v1', 'v2']);
+    expect(h.socket.url).toBe(URL);
+    expect(h.last().protocols).toEqual(['v1', 'v2']);
+    h.last().protocol = 'v2';
+    expect(h.socket.protocol).toBe('v2');
+  });
+
+  it('resolves a url provider for every attempt, also an async one', async () => {
+    const clock = createVirtualClock();
+    const fake = fakeWebSocketClass();
+    let n = 0;
+    const socket = new ReconnectingWebSocket(() => Promise.resolve(`ws://example.test/${String((n += 1))}`), undefined, {
+      WebSocket: fake.WebSocket,
+      scheduler: clock.scheduler,
+      environment: new FakeEnvironment(),
+    });
+    open.push(socket);
+    await Promise.resolve();
+    expect(fake.last().url).toBe('ws://example.test/1');
+    fake.last().fail();
+    clock.advanceBy(1000);
+    await Promise.resolve();
+    expect(fake.last().url).toBe('ws://example.test/2');
+  });
+});
+
+describe('outbound queue', () => {
+  it('queues while not open and flushes in order on open, before any send from onopen', () => {
+    const h = setup();
+    expect(h.socket.send('a')).toBe('queued');
+    expect(h.socket.send('b')).toBe('queued');
+    expect(h.socket.bufferedAmount).toBe(2);
+    h.socket.onopen = () => {
+      expect(h.socket.send('c')).toBe('sent');
+    };
+    h.last().open();
+    expect(h.last().sent).toEqual(['a', 'b', 'c']);
+    expect(h.socket.send('d')).toBe('sent');
+    expect(h.socket.bufferedAmount).toBe(0);
+  });
+
+  it('a send from a state$ subscriber on READY still goes after the queue', () => {
+    const h = setup();
+    h.socket.send('first');
+    h.socket.state$.subscribe((s) => {
+      if (s.state === 'READY') h.socket.send('from-state$');
+    });
+    h.last().open();
+    expect(h.last().sent).toEqual(['first', 'from-state$']);
+  });
+
+  it('keeps queued messages across failed attempts and delivers them on the next open', () => {
+    const h = setup();
+    h.socket.send('x');
+    h.last().fail();
+    h.socket.send('y');
+    h.clock.advanceBy(1000);
+    h.last().open();
+    expect(h.fake.sockets[0]?.sent).toEqual([]);
+    expect(h.last().sent).toEqual(['x', 'y']);
+  });
+
+  it.each([
+    ['count', { maxEnqueuedMessages: 2 }, ['a', 'b', 'c'], ['queued', 'queued', 'rejected']],
+    // 'é€' is 5 bytes in UTF-8: 2 + 5 > 5, so it is refused, and 'c' (1 byte) still fits.
+    ['bytes (UTF-8)', { maxEnqueuedBytes: 5 }, ['ab', 'é€', 'c'], ['queued', 'rejected', 'queued']],
+  ] as const)('refuses what exceeds the %s bound, with a drop event, and keeps the order of the rest', (_label, options, messages, expected) => {
+    const h = setup(options);
+    const statuses = messages.map((m) => h.socket.send(m));
+    expect(statuses).toEqual(expected);
+    const rejected = messages.filter((_m, i) => statuses[i] === 'rejected');
+    expect(rejected.length).toBeGreaterThan(0);
+    expect(h.drops.map((d) => [d.data, d.reason])).toEqual(rejected.map((m) => [m, 'queue-full']));
+    h.last().open();
+    expect(h.last().sent).toEqual(messages.filter((_m, i) => statuses[i] === 'queued'));
+  });
+
+  it('counts Blob, ArrayBuffer and typed arrays by their byte length', () => {
+    const h = setup({ maxEnqueuedBytes: 10 });
+    expect(h.socket.send(new Uint8Array(4))).toBe('queued');
+    expect(h.socket.send(new ArrayBuffer(4))).toBe('queued');
+    expect(h.socket.send(new Blob(['abc']))).toBe('rejected');
+    expect(h.socket.bufferedAmount).toBe(8);
+  });
+
+  it('queues a send while the open socket is closing, and sends it after the reconnect', () => {
+    const h = setup();
+    h.last().open();
+    h.last().readyState = 2; // the server's close frame arrived; the close event has not yet
+    expect(h.socket.send('late')).toBe('queued');
+    h.last().finish(1006, '', false);
+    h.clock.advanceBy(1000);
+    h.last().open();
+    expect(h.last().sent).toEqual(['late']);
+  });
+});
+
+describe('close() and clean-up', () => {
+  it('settles every queued message with a drop event, rejects later sends, and leaves no timer or listener', () => {
+    const h = setup();
+    h.socket.send('a');
+    h.socket.send('b');
+    const closes: number[] = [];
+    h.socket.onclose = (e) => closes.push(e.code);
+    h.socket.close(4000, 'bye');
+    expect(h.drops.map((d) => [d.data, d.reason])).toEqual([
+      ['a', 'closed'],
+      ['b', 'closed'],
+    ]);
+    expect(h.socket.send('c')).toBe('rejected');
+    expect(h.drops.at(-1)).toMatchObject({ data: 'c', reason: 'closed' });
+    expect(h.last().closedWith).toEqual({ code: 4000, reason: 'bye' });
+    expect(h.socket.readyState).toBe(ReconnectingWebSocket.CLOSING);
+    h.last().finish();
+    expect(h.socket.readyState).toBe(ReconnectingWebSocket.CLOSED);
+    expect(closes).toEqual([4000]);
+    expect(h.last().listenerCount()).toBe(0);
+    expect(h.clock.pendingTimers()).toBe(0);
+    expect(h.environment.listeners).toBe(0);
+    expect(h.socket.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'shutdown' });
+  });
+
+  it('close() during a wait clears the backoff timer (no later attempt)', () => {
+    const h = setup();
+    h.last().fail();
+    expect(h.socket.snapshot.state).toBe('TRANSIENT_FAILURE');
+    h.socket.close();
+    expect(h.clock.pendingTimers()).toBe(0);
+    h.clock.advanceBy(600_000);
+    expect(h.fake.sockets).toHaveLength(1);
+  });
+
+  it('close() of an open socket shows CLOSING until its close event, then CLOSED', () => {
+    const h = setup();
+    h.last().open();
+    h.socket.close();
+    expect(h.socket.readyState).toBe(ReconnectingWebSocket.CLOSING);
+    h.last().finish();
+    expect(h.socket.readyState).toBe(ReconnectingWebSocket.CLOSED);
+    expect(h.last().listenerCount()).toBe(0);
+  });
+
+  it('rejects a close code a WebSocket would refuse, naming it', () => {
+    const h = setup();
+    expect(() => {
+      h.socket.close(1006);
+    }).toThrow(/1006/);
+    expect(h.socket.snapshot.state).toBe('CONNECTING');
+  });
+});
+
+describe('server-directed backoff (1012, 1013)', () => {
+  it('waits for the delay hint in the close reason, with upward jitter, in TRANSIENT_FAILURE', () => {
+    const h = setup();
+    h.last().open();
+    h.clock.advanceBy(100);
+    h.last().finish(1013, 'overloaded; retry-after=30', true);
+    const resumeAt = 100 + 30_000 * 1.1; // random 0.5 of 20 % upward jitter
+    expect(h.socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: resumeAt, pause: undefined });
+    expect(isRetryAfterError(h.socket.snapshot.lastError)).toBe(true);
+    expect(h.socket.readyState).toBe(ReconnectingWebSocket.CONNECTING);
+    h.clock.advanceTo(resumeAt - 1);
+    expect(h.fake.sockets).toHaveLength(1);
+    h.clock.advanceTo(resumeAt);
+    expect(h.fake.sockets).toHaveLength(2);
+    expect(h.socket.snapshot).toMatchObject({ state: 'CONNECTING', pause: undefined });
+  });
+
+  it('clamps the hint to the policy bounds', () => {
+    const h = setup({ maxReconnectionDelay: 10_000 });
+    h.last().open();
+    h.last().finish(1012, 'retry-after=3600', true);
+    const s = h.socket.snapshot;
+    expect(s.state).toBe('TRANSIENT_FAILURE');
+    if (s.state !== 'TRANSIENT_FAILURE') return;
+    expect(s.nextAttemptAt).toBeLessThanOrEqual(10_000);
+    expect(s.nextAttemptAt).toBeGreaterThanOrEqual(10_000 * 0.8);
+  });
+
+  it('without a hint waits at least one initial delay, even after a long connection', () => {
+    const h = setup();
+    h.last().open();
+    h.clock.advanceBy(60_000);
+    h.last().finish(1012, '', true);
+    expect(h.socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 60_000 + 1100 });
+    h.clock.advanceBy(1099);
+    expect(h.fake.sockets).toHaveLength(1);
+    h.clock.advanceBy(1);
+    expect(h.fake.sockets).toHaveLength(2);
+  });
+
+  it('resetBackoff() ("Retry now") overrides a server-directed wait', () => {
+    const h = setup();
+    h.last().open();
+    h.last().finish(1013, 'retry-after=30', true);
+    h.socket.resetBackoff();
+    expect(h.fake.sockets).toHaveLength(2);
+  });
+
+  it('close() during a server-directed wait clears its timer', () => {
+    const h = setup();
+    h.last().open();
+    h.last().finish(1013, 'retry-after=5', true);
+    h.socket.close();
+    expect(h.clock.pendingTimers()).toBe(0);
+  });
+});
+
+describe('close codes that stop, and shouldReconnect', () => {
+  it.each([1008, 4401, 4403])('default permanent code %i stops with a PermanentError', (code) => {
+    const h = setup();
+    h.last().open();
+    h.last().finish(code, 'no', true);
+    const s = h.socket.snapshot;
+    expect(s).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
+    expect(isPermanentError(s.lastError)).toBe(true);
+    expect(isWebSocketCloseError((s.lastError as Error).cause)).toBe(true);
+    expect(h.clock.pendingTimers()).toBe(0);
+    expect(h.environment.listeners).toBe(0);
+  });
+
+  it('permanentCloseCodes replaces the default list', () => {
+    const h = setup({ permanentCloseCodes: [4000] });
+    h.last().open();
+    h.last().finish(4401, '', true);
+    expect(h.socket.snapshot.state).toBe('TRANSIENT_FAILURE');
+    h.clock.advanceBy(1000);
+    h.last().open();
+    h.last().finish(4000, '', true);
+    expect(h.socket.snapshot.state).toBe('SHUTDOWN');
+  });
+
+  it('shouldReconnect decides the other codes, with the close event', () => {
+    const seen: number[] = [];
+    const h = setup({
+      shouldReconnect: (e) => {
+        seen.push(e.code);
+        return e.code !== 4999;
+      },
+    });
+    h.last().open();
+    h.last().finish(1011, '', true);
+    expect(h.socket.snapshot.state).toBe('TRANSIENT_FAILURE');
+    h.clock.advanceBy(1000);
+    h.last().open();
+    h.last().finish(4999, '', true);
+    expect(h.socket.snapshot.state).toBe('SHUTDOWN');
+    expect(seen).toEqual([1011, 4999]);
+  });
+
+  it('maxRetries: gives up after that many retries, dropping what was queued', () => {
+    const h = setup({ maxRetries: 2 });
+    h.socket.send('never');
+    refuseAll(h, 60_000);
+    expect(h.fake.sockets).toHaveLength(3);
+    expect(h.socket.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
+    expect((h.socket.snapshot.lastError as Error).message).toMatch(/maxRetries/);
+    expect(h.drops).toMatchObject([{ data: 'never', reason: 'closed' }]);
+    expect(h.clock.pendingTimers()).toBe(0);
+  });
+});
+
+describe('browser awareness', () => {
+  it('does not attempt while offline; shows IDLE with pause offline; attempts at once on online', () => {
+    const h = setup();
+    h.last().fail();
+    h.environment.goOffline();
+    h.clock.advanceBy(1000); // the attempt due now is parked
+    expect(h.fake.sockets).toHaveLength(1);
+    expect(h.socket.snapshot).toMatchObject({ state: 'IDLE', pause: { reason: 'offline' } });
+    expect(h.snapshots.filter((s) => s.state === 'CONNECTING')).toHaveLength(1); // a parked attempt is never shown as CONNECTING
+    h.clock.advanceBy(600_000);
+    expect(h.fake.sockets).toHaveLength(1);
+    h.environment.goOnline();
+    expect(h.fake.sockets).toHaveLength(2);
+    expect(h.socket.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 1, pause: undefined });
+  });
+
+  it('starting offline parks the first attempt', () => {
+    const clock = createVirtualClock();
+    const fake = fakeWebSocketClass();
+    const environment = new FakeEnvironment();
+    environment.navigator.onLine = false;
+    const socket = new ReconnectingWebSocket(URL, undefined, { WebSocket: fake.WebSocket, scheduler: clock.scheduler, environment });
+    open.push(socket);
+    expect(fake.sockets).toHaveLength(0);
+    expect(socket.snapshot.pause).toEqual({ reason: 'offline' });
+    environment.goOnline();
+    expect(fake.sockets).toHaveLength(1);
+  });
+
+  it('online during a backoff wait attempts at once', () => {
+    const h = setup();
+    refuseAll(h, 5160);
+    h.last().fail();
+    expect(h.socket.snapshot.state).toBe('TRANSIENT_FAILURE');
+    h.environment.goOnline();
+    expect(h.fake.sockets).toHaveLength(5);
+  });
+
+  it('a hidden tab shown again during a long wait attempts at once; during a short wait it does not', () => {
+    const h = setup();
+    refuseAll(h, 1000);
+    h.last().fail(); // wait of 1.6 s: short
+    h.environment.setVisibility('hidden');
+    h.environment.setVisibility('visible');
+    expect(h.fake.sockets).toHaveLength(2);
+    refuseAll(h, 15_810);
+    h.last().fail(); // attempt 6 failed: the wait until attempt 7 is over 10 s
+    const before = h.fake.sockets.length;
+    h.environment.setVisibility('visible');
+    expect(h.fake.sockets).toHaveLength(before + 1);
+  });
+
+  it('pauseWhileOffline: false keeps attempting while offline', () => {
+    const h = setup({ pauseWhileOffline: false });
+    h.environment.goOffline();
+    h.last().fail();
+    h.clock.advanceBy(1000);
+    expect(h.fake.sockets).toHaveLength(2);
+  });
+});
+
+describe('reconnect-websocket surface', () => {
+  it('reconnect() closes the open socket with the code and connects again at once with a fresh backoff', () => {
+    const h = setup();
+    refuseAll(h, 2600);
+    h.last().open();
+    const first = h.last();
+    h.socket.reconnect(4000, 'switch');
+    expect(first.closedWith).toEqual({ code: 4000, reason: 'switch' });
+    expect(h.fake.sockets).toHaveLength(4);
+    expect(h.socket.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 1 });
+  });
+
+  it("reconnect()'s code and reason apply to the socket it closes, not to later ones", () => {
+    const h = setup({ connectionTimeout: 3000 });
+    h.last().open();
+    h.socket.reconnect(4000, 'switch');
+    h.clock.advanceBy(3000); // the new attempt is cut
+    expect(h.fake.sockets[0]?.closedWith).toEqual({ code: 4000, reason: 'switch' });
+    expect(h.fake.sockets[1]?.closedWith).toEqual({ code: undefined, reason: undefined });
+  });
+
+  it('reconnect() after close() starts again', () => {
+    const h = setup();
+    h.socket.close();
+    h.socket.reconnect();
+    expect(h.fake.sockets).toHaveLength(2);
+    expect(h.socket.send('again')).toBe('queued');
+    h.last().open();
+    expect(h.last().sent).toEqual(['again']);
+  });
+
+  it('startClosed: CLOSED and no socket until reconnect()', () => {
+    const h = setup({ startClosed: true });
+    expect(h.fake.sockets).toHaveLength(0);
+    expect(h.socket.readyState).toBe(ReconnectingWebSocket.CLOSED);
+    expect(h.socket.send('early')).toBe('queued');
+    h.socket.reconnect();
+    h.last().open();
+    expect(h.last().sent).toEqual(['early']);
+  });
+
+  it('delivers events to on… handlers and listeners (functions and handleEvent objects), and removes them', () => {
+    const h = setup();
+    const got: string[] = [];
+    h.socket.onmessage = (e) => got.push(`on:${String(e.data)}`);
+    const fn = (e: { data: unknown }) => got.push(`fn:${String(e.data)}`);
+    const obj = { handleEvent: (e: { data: unknown }) => got.push(`obj:${String(e.data)}`) };
+    h.socket.addEventListener('message', fn);
+    h.socket.addEventListener('message', obj);
+    h.last().open();
+    h.last().receive('1');
+    h.socket.removeEventListener('message', fn);
+    h.last().receive('2');
+    expect(got).toEqual(['on:1', 'fn:1', 'obj:1', 'on:2', 'obj:2']);
+  });
+
+  it('fires error then close for a refused attempt, and close once for every socket', () => {
+    const h = setup();
+    const got: string[] = [];
+    h.socket.onerror = () => got.push('error');
+    h.socket.onclose = (e) => got.push(`close:${String(e.code)}`);
+    h.last().fail();
+    h.clock.advanceBy(1000);
+    h.last().open();
+    h.last().finish(1001, '', true);
+    expect(got).toEqual(['error', 'close:1006', 'close:1001']);
+  });
+
+  it('applies binaryType to the current and later sockets', () => {
+    const h = setup();
+    h.socket.binaryType = 'arraybuffer';
+    expect(h.last().binaryType).toBe('arraybuffer');
+    h.last().fail();
+    h.clock.advanceBy(1000);
+    expect(h.last().binaryType).toBe('arraybuffer');
+  });
+
+  it('has the ready-state constants on the class and on instances', () => {
+    const h = setup();
+    expect([ReconnectingWebSocket.CONNECTING, ReconnectingWebSocket.OPEN, ReconnectingWebSocket.CLOSING, ReconnectingWebSocket.CLOSED]).toEqual([0, 1, 2, 3]);
+    expect(h.socket.OPEN).toBe(1);
+  });
+
+  it('a throwing listener does not break the client; its error is reported, not swallowed', async () => {
+    const h = setup();
+    const boom = new Error('listener failed');
+    h.socket.onopen = () => {
+      throw boom;
+    };
+    const reported = new Promise<unknown>((resolve) => {
+      const original = globalThis.queueMicrotask;
+      globalThis.queueMicrotask = (task) => {
+        globalThis.queueMicrotask = original;
+        try {
+          task();
+        } catch (error) {
+          resolve(error);
+        }
+      };
+    });
+    h.last().open();
+    expect(h.socket.snapshot.state).toBe('READY');
+    await expect(reported).resolves.toBe(boom);
+  });
+});
+
+describe('failures before a socket exists', () => {
+  it('a URL the WebSocket class rejects stops at once (retrying cannot fix it)', () => {
+    const clock = createVirtualClock();
+    class Rejecting extends fakeWebSocketClass().WebSocket {
+      constructor(url: string) {
+        super(url);
+        throw new SyntaxError(`invalid URL: ${url}`);
+      }
+    }
+    const socket = new ReconnectingWebSocket('nonsense', undefined, { WebSocket: Rejecting, scheduler: clock.scheduler, environment: new FakeEnvironment() });
+    expect(socket.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
+    expect((socket.snapshot.lastError as Error).message).toMatch(/invalid URL/);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('a url provider that throws fails the attempt and is retried on the backoff', () => {
+    const clock = createVirtualClock();
+    const fake = fakeWebSocketClass();
+    let calls = 0;
+    const socket = new ReconnectingWebSocket(
+      () => {
+        calls += 1;
+        if (calls === 1) throw new Error('no token yet');
+        return URL;
+      },
+      undefined,
+      { WebSocket: fake.WebSocket, scheduler: clock.scheduler, random: () => 0.5, environment: new FakeEnvironment() },
+    );
+    open.push(socket);
+    expect(socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 1000 });
+    expect((socket.snapshot.lastError as Error).message).toBe('no token yet');
+    clock.advanceTo(1000);
+    expect(fake.sockets).toHaveLength(1);
+  });
+
+  it('debug logs every transition with console.debug', () => {
+    const lines: unknown[] = [];
+    const original = console.debug;
+    console.debug = (...args: unknown[]) => lines.push(args.join(' '));
+    try {
+      const h = setup({ debug: true });
+      h.last().open();
+    } finally {
+      console.debug = original;
+    }
+    expect(lines).toEqual([
+      expect.stringMatching(/^redialer\/websocket IDLE -> CONNECTING \(connect\)/),
+      expect.stringMatching(/^redialer\/websocket CONNECTING -> READY \(established\)/),
+    ]);
+  });
+});
+
+describe('options', () => {
+  it.each([
+    [{ maxRetries: -1 }, /maxRetries/],
+    [{ connectionTimeout: Number.NaN }, /connectionTimeout/],
+    [{ minReconnectionDelay: 5000, maxReconnectionDelay: 1000 }, /maxReconnectionDelay/],
+    [{ maxEnqueuedMessages: 1.5 }, /maxEnqueuedMessages/],
+    [{ permanentCloseCodes: [99] }, /permanentCloseCodes\[0\]/],
+    [{ shouldReconnect: 'yes' }, /shouldReconnect/],
+    [{ WebSocket: 42 }, /WebSocket/],
+  ])('rejects %o naming the option', (options, message) => {
+    const fake = fakeWebSocketClass();
+    expect(() => new ReconnectingWebSocket(URL, undefined, { WebSocket: fake.WebSocket, ...(options as object) })).toThrow(message);
+  });
+
+  it('without a WebSocket class on a runtime that has none, says how to fix it', () => {
+    const global = globalThis as { WebSocket?: unknown };
+    const saved = global.WebSocket;
+    delete global.WebSocket;
+    try {
+      expect(() => new ReconnectingWebSocket(URL)).toThrow(/pass option "WebSocket"/);
+    } finally {
+      if (saved !== undefined) global.WebSocket = saved;
+    }
+  });
+});
+
+
+describe('server-directed waits and browser events', () => {
+  it('coming back online does not cut short a wait the server asked for', () => {
+    const h = setup();
+    h.last().open();
+    h.last().finish(1013, 'retry-after=30', true);
+    h.environment.goOnline();
+    h.environment.setVisibility('hidden');
+    h.environment.setVisibility('visible');
+    expect(h.fake.sockets).toHaveLength(1);
+    expect(h.socket.snapshot.state).toBe('TRANSIENT_FAILURE');
+    h.socket.close();
+  });
+});

@@ -50,6 +50,15 @@ describe('redialer simulate arguments', () => {
     expect(t.files.get('storm.svg')).toMatch(/^<svg [^>]*>[\s\S]*<polyline[\s\S]*<\/svg>\n$/);
   });
 
+  it('shows progress per simulated second on a terminal', async () => {
+    const t = io();
+    const tty = { ...t.io, stderr: { write: (text: string) => t.err.push(text), isTTY: true } };
+    expect(await runCli(['simulate', '--clients', '30', '--outage', '2', '--capacity', '5', '--policy', 'no-jitter'], tty)).toBe(0);
+    const progress = t.err.filter((line) => line.startsWith('\r[1/1] no-jitter: t='));
+    expect(progress.length).toBeGreaterThan(3);
+    expect(progress.at(-1)).toMatch(/100\.0 % reconnected/);
+  });
+
   it('exits 2 with a message on stderr for bad usage', async () => {
     const t = io();
     expect(await runCli(['simulate', '--clients=-3'], t.io)).toBe(2);

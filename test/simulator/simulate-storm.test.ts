@@ -50,6 +50,14 @@ describe('simulateStorm', () => {
     expect([0, 2, 12, 42].map((s) => r.perSecond[s])).toEqual([4, 4, 4, 4]);
   });
 
+  it('answers attempts after the latency; waits still run from the start of each attempt', () => {
+    // Attempts start at 0, 1, 2, 3 s and are answered 100 ms later; the server is back at 2.5 s.
+    const r = simulateStorm({ policy: everySecond, clients: 1, outage: 2500, capacity: 1, latency: 100 });
+    expect(r.perSecond).toEqual([1, 1, 1, 1]);
+    expect(r.attemptsWhileDown).toBe(3);
+    expect(r.reconnectedIn.p100).toBe(600);
+  });
+
   it('is deterministic for a seed and differs between seeds', () => {
     const run = (seed: number) => simulateStorm({ policy: fullJitterPolicy, clients: 300, outage: 5000, capacity: 40, seed });
     expect(run(7)).toEqual(run(7));

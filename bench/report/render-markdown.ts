@@ -1,0 +1,138 @@
+/** Renders the measured figures as the generated part of BENCHMARKS.md. */
+import { stormTable } from '../../src/simulator/storm-table.js';
+import type { AwsStudyResult } from '../aws/aws-study.js';
+import type { LoopbackFigure } from '../loopback/loopback-bench.js';
+import type { OverheadResult } from '../overhead/overhead-bench.js';
+import type { StormBenchResult } from '../storm/storm-bench.js';
+import type { Environment } from '../support/environment.js';
+
+export interface BenchReport {
+  readonly environment: Environment;
+  readonly quick: boolean;
+  readonly seconds: number;
+  readonly aws?: AwsStudyResult;
+  readonly storms?: readonly StormBenchResult[];
+  readonly overhead?: OverheadResult;
+  readonly loopback?: readonly LoopbackFigure[];
+}
+
+const n0 = (x: number): string => Math.round(x).toLocaleString('en-US');
+const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}×`;
+
+function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
+  return [line(head), line(head.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');
+}
+
+function awsSection(aws: AwsStudyResult, dir: string): string {
+  const names = [...new Set(aws.points.map((p) => p.strategy))];
+  const ns = [...new Set(aws.points.map((p) => p.clients))];
+  const cell = (name: string, n: number, key: 'calls' | 'completion'): string => {
+    const p = aws.points.find((q) => q.strategy === name && q.clients === n);
+    return p === undefined ? '' : n0(p[key]);
+  };
+  return [
+    `### 1. The AWS backoff-and-jitter study, reproduced`,
+    '',
+    `${String(aws.options.runs)} runs per point, seed ${String(aws.options.seed)}; one-way delay |Normal(10 ms, 2 ms)|, base 5 ms, cap 2 s.`,
+    '',
+    'Mean calls (writes that reached the server):',
+    '',
+    table(['N', ...names], ns.map((n) => [String(n), ...names.map((s) => cell(s, n, 'calls'))])),
+    '',
+    'Mean completion time (ms):',
+    '',
+    table(['N', ...names], ns.map((n) => [String(n), ...names.map((s) => cell(s, n, 'completion'))])),
+    '',
+    `![calls per N](${dir}/aws-calls.svg)`,
+    `![completion time per N](${dir}/aws-time.svg)`,
+    `![writes over time at N = ${String(aws.options.seriesClients)}](${dir}/aws-writes.svg)`,
+    '',
+    'The post\'s claims against these numbers:',
+    '',
+    table(['claim', 'measured', 'holds?'], aws.claims.map((c) => [c.claim, c.measured, c.holds ? 'yes' : '**no**'])),
+  ].join('\n');
+}
+
+function stormSection(storms: readonly StormBenchResult[], dir: string): string {
+  const parts = ['### 2. Reconnect storm', ''];
+  for (const s of storms) {
+    const { scenario } = s;
+    parts.push(
+      `**${n0(scenario.clients)} clients, ${String(scenario.outage / 1000)} s outage, ${n0(scenario.capacity)} handshakes/s** (seed ${String(scenario.seed)}; times after the server's return):`,
+      '',
+      stormTable(s.results, { markdown: true }),
+      '',
+      `![attempts per second](${dir}/storm-${scenario.id}.svg)`,
+      '',
+    );
+  }
+  return parts.join('\n');
+}
+
+function overheadSection(o: OverheadResult): string {
+  const base = o.heap[0];
+  const cyc = o.cycles[0];
+  return [
+    '### 3. Overhead',
+    '',
+    `${n0(base?.count ?? 0)} objects of each kind waiting in backoff (timer armed for an hour), in one process:`,
+    '',
+    table(
+      ['subject', 'retained bytes each', 'creation µs each', 'redialer ÷ this (heap)', 'redialer ÷ this (time)'],
+      o.heap.map((h) => [h.subject, n0(h.bytesPerObject), h.createMicros.toFixed(2), base === undefined ? '' : ratio(base.bytesPerObject, h.bytesPerObject), base === undefined ? '' : ratio(base.createMicros, h.createMicros)]),
+    ),
+    '',
+    `Reconnect cycles per second with real timers (${n0(cyc?.instances ?? 0)} instances, every attempt fails at once, zero backoff):`,
+    '',
+    table(
+      ['subject', 'failed attempts per second', 'redialer ÷ this'],
+      o.cycles.map((c) => [c.subject, n0(c.cyclesPerSecond), cyc === undefined ? '' : ratio(cyc.cyclesPerSecond, c.cyclesPerSecond)]),
+    ),
+    '',
+    `State transitions per second: pure \`transition()\` ${n0(o.transitions.pureFunction)}; one ConnectionManager on a virtual clock ${n0(o.transitions.managerOnVirtualClock)} (the peers have no virtual clock to compare with).`,
+  ].join('\n');
+}
+
+function loopbackSection(l: readonly LoopbackFigure[]): string {
+  const [a, b] = l;
+  return [
+    '### 4. Loopback reality check',
+    '',
+    `A real grpc-js server on 127.0.0.1 (own process) restarts after ${String((a?.downtime ?? 0) / 1000)} s down; connections had been up for 6 s.`,
+    '',
+    table(
+      ['subject', 'connections', '50 % READY after return (ms)', '100 % READY after return (ms)', 'client CPU (ms)'],
+      l.map((f) => [f.subject, n0(f.connections), n0(f.halfReadyAfter), n0(f.allReadyAfter), n0(f.cpuMs)]),
+    ),
+    '',
+    a !== undefined && b !== undefined
+      ? `Ratios redialer ÷ grpc-js: time to all READY ${ratio(a.allReadyAfter, b.allReadyAfter)}, CPU ${ratio(a.cpuMs, b.cpuMs)}.`
+      : '',
+  ].join('\n');
+}
+
+export function renderResults(report: BenchReport, dir: string): string {
+  const e = report.environment;
+  const parts = [
+    `Measured ${e.date.slice(0, 10)} at commit \`${e.commit}\`${e.dirty ? ' (with local changes)' : ''}, Node ${e.node}, ${String(e.cores)} × ${e.cpu}${report.quick ? ', **quick mode**' : ''}; the whole run took ${report.seconds.toFixed(0)} s. Raw figures: \`${dir}/*.json\`.`,
+    '',
+  ];
+  if (report.aws !== undefined) parts.push(awsSection(report.aws, dir), '');
+  if (report.storms !== undefined) parts.push(stormSection(report.storms, dir), '');
+  if (report.overhead !== undefined) parts.push(overheadSection(report.overhead), '');
+  if (report.loopback !== undefined) parts.push(loopbackSection(report.loopback), '');
+  return parts.join('\n');
+}
+
+export const START = '<!-- results:start (generated by npm run bench; edits inside are overwritten) -->';
+export const END = '<!-- results:end -->';
+
+/** Replaces the generated block of `document` (or appends one). */
+export function spliceResults(document: string, results: string): string {
+  const block = `${START}\n${results}\n${END}`;
+  const i = document.indexOf(START);
+  const j = document.indexOf(END);
+  if (i < 0 || j < i) return `${document.trimEnd()}\n\n${block}\n`;
+  return `${document.slice(0, i)}${block}${document.slice(j + END.length)}`;
+}

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { externalPackages } from './support/import-graph.js';
 
 const run = promisify(execFile);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -16,6 +17,7 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   files: string[];
   sideEffects: boolean;
   peerDependencies: Record<string, string>;
+  dependencies?: Record<string, string>;
   bin?: Record<string, string>;
 };
 
@@ -47,28 +49,19 @@ describe('CommonJS', () => {
   });
 });
 
-describe('browser-safe root entry', () => {
-  /** Walks the relative-import graph of a built entry and returns every bare or node: specifier. */
-  function externalImports(entry: string): Set<string> {
-    const seen = new Set<string>();
-    const external = new Set<string>();
-    const visit = (file: string): void => {
-      if (seen.has(file)) return;
-      seen.add(file);
-      // Comments (TSDoc examples) may mention other packages; only code counts.
-      const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-      for (const match of source.matchAll(/(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
-        const specifier = match[1] ?? match[2] ?? '';
-        if (specifier.startsWith('.')) visit(resolve(dirname(file), specifier));
-        else external.add(specifier);
-      }
-    };
-    visit(join(root, entry));
-    return external;
-  }
+describe('browser-safe entries import only what they declare', () => {
+  it.each([
+    ['dist/index.js', ['rxjs']],
+    ['dist/testing/index.js', ['rxjs']],
+    ['dist/websocket/index.js', ['rxjs']],
+    ['dist/retry/index.js', ['rxjs']],
+    ['dist/simulator/index.js', ['pure-rand', 'rxjs']],
+  ] as const)('%s imports only %j', (entry, allowed) => {
+    expect(externalPackages(join(root, entry))).toEqual(allowed);
+  });
 
-  it.each(['dist/index.js', 'dist/testing/index.js', 'dist/websocket/index.js', 'dist/retry/index.js'])('%s imports only rxjs', (entry) => {
-    expect([...externalImports(entry)].sort()).toEqual(['rxjs']);
+  it('the simulator\'s pure-rand is a runtime dependency', () => {
+    expect(pkg.dependencies?.['pure-rand']).toBeDefined();
   });
 });
 

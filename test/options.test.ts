@@ -46,20 +46,20 @@ describe('ConnectionManager options', () => {
 
 describe('policy options', () => {
   it.each([
-    [() => grpcBackoff({ multiplier: 0.5 }), RangeError, /"multiplier" must be a finite number >= 1, got 0.5/],
-    [() => grpcBackoff({ jitter: 1.5 }), RangeError, /"jitter" must be a finite number >= 0 and <= 1, got 1.5/],
-    [() => grpcBackoff({ jitter: -0.1 }), RangeError, /"jitter".*got -0.1/],
-    [() => grpcBackoff({ initialBackoff: -5 }), RangeError, /"initialBackoff".*got -5/],
-    [() => grpcBackoff({ initialBackoff: 5000, maxBackoff: 1000 }), RangeError, /"maxBackoff" must be a number >= 5000, got 1000/],
-    [() => grpcBackoff({ maxBackoff: NaN }), RangeError, /"maxBackoff".*got NaN/],
-    [() => grpcBackoff({ multiplier: Infinity }), RangeError, /"multiplier".*got Infinity/],
-    [() => grpcBackoff({ initialBackoff: '1s' as never }), TypeError, /"initialBackoff".*got "1s"/],
-    [() => exponentialBackoff({ jitter: 'random' as never }), RangeError, /"jitter" must be one of "none", "full", "equal", "decorrelated", got "random"/],
-    [() => exponentialBackoff({ jitter: 1 as never }), TypeError, /"jitter" must be one of/],
-    [() => exponentialBackoff({ initialDelay: 10, maxDelay: 5 }), RangeError, /"maxDelay" must be a number >= 10, got 5/],
-    [() => constantBackoff(-1), RangeError, /"delay".*got -1/],
-    [() => constantBackoff(NaN), RangeError, /"delay".*got NaN/],
-  ] as const)('%s', (make, type, message) => {
+    [`grpcBackoff({ multiplier: 0.5 })`, () => grpcBackoff({ multiplier: 0.5 }), RangeError, /"multiplier" must be a finite number >= 1, got 0.5/],
+    [`grpcBackoff({ jitter: 1.5 })`, () => grpcBackoff({ jitter: 1.5 }), RangeError, /"jitter" must be a finite number >= 0 and <= 1, got 1.5/],
+    [`grpcBackoff({ jitter: -0.1 })`, () => grpcBackoff({ jitter: -0.1 }), RangeError, /"jitter".*got -0.1/],
+    [`grpcBackoff({ initialBackoff: -5 })`, () => grpcBackoff({ initialBackoff: -5 }), RangeError, /"initialBackoff".*got -5/],
+    [`grpcBackoff({ initialBackoff: 5000, maxBackoff: 1000 })`, () => grpcBackoff({ initialBackoff: 5000, maxBackoff: 1000 }), RangeError, /"maxBackoff" must be a number >= 5000, got 1000/],
+    [`grpcBackoff({ maxBackoff: NaN })`, () => grpcBackoff({ maxBackoff: NaN }), RangeError, /"maxBackoff".*got NaN/],
+    [`grpcBackoff({ multiplier: Infinity })`, () => grpcBackoff({ multiplier: Infinity }), RangeError, /"multiplier".*got Infinity/],
+    [`grpcBackoff({ initialBackoff: '1s' as never })`, () => grpcBackoff({ initialBackoff: '1s' as never }), TypeError, /"initialBackoff".*got "1s"/],
+    [`exponentialBackoff({ jitter: 'random' as never })`, () => exponentialBackoff({ jitter: 'random' as never }), RangeError, /"jitter" must be one of "none", "full", "equal", "decorrelated", got "random"/],
+    [`exponentialBackoff({ jitter: 1 as never })`, () => exponentialBackoff({ jitter: 1 as never }), TypeError, /"jitter" must be one of/],
+    [`exponentialBackoff({ initialDelay: 10, maxDelay: 5 })`, () => exponentialBackoff({ initialDelay: 10, maxDelay: 5 }), RangeError, /"maxDelay" must be a number >= 10, got 5/],
+    [`constantBackoff(-1)`, () => constantBackoff(-1), RangeError, /"delay".*got -1/],
+    [`constantBackoff(NaN)`, () => constantBackoff(NaN), RangeError, /"delay".*got NaN/],
+  ] as const)('%s', (_label, make, type, message) => {
     expect(make).toThrow(type);
     expect(make).toThrow(message);
   });

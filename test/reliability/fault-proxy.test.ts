@@ -1,7 +1,7 @@
 /** The fault-injecting proxy itself, against a real echo server on 127.0.0.1. */
 import { type AddressInfo, type Server, type Socket, connect, createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.js';
+import { type FaultProxy, startFaultProxy } from '../../src/testing/node.js';
 
 let echo: Server;
 const serverSockets = new Set<Socket>();

@@ -144,18 +144,27 @@ export async function startFaultProxy(target: { host?: string; port: number }, i
         resolve();
       });
     });
-  const unlisten = (): Promise<void> =>
+  /**
+   * Stops listening. `server.close()` calls back only once every connection has ended, so when
+   * connections stay open (a `refuse` that leaves them be) it resolves as soon as the listening
+   * socket is closed instead.
+   */
+  const unlisten = (waitForConnections: boolean): Promise<void> =>
     new Promise((resolve) => {
       const s = server;
       server = undefined;
       if (s === undefined) resolve();
-      else s.close(() => { resolve(); });
+      else if (waitForConnections) s.close(() => { resolve(); });
+      else {
+        s.close();
+        setImmediate(resolve);
+      }
     });
 
   if (initial.kind === 'refuse') {
     // Reserve a port, then stop listening on it.
     await listen();
-    await unlisten();
+    await unlisten(true);
   } else {
     await listen();
   }
@@ -173,7 +182,7 @@ export async function startFaultProxy(target: { host?: string; port: number }, i
     async setFault(next) {
       const wasRefusing = fault.kind === 'refuse';
       fault = next;
-      if (next.kind === 'refuse' && !wasRefusing) await unlisten();
+      if (next.kind === 'refuse' && !wasRefusing) await unlisten(false);
       if (next.kind !== 'refuse' && wasRefusing) await listen();
     },
     resetAll() {
@@ -183,7 +192,7 @@ export async function startFaultProxy(target: { host?: string; port: number }, i
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       for (const socket of sockets) socket.destroy();
-      await unlisten();
+      await unlisten(true);
     },
   };
 }

@@ -67,6 +67,20 @@ describe('fault proxy', () => {
     expect((await exchange(port, 'y')).data).toBe('hello;y');
   });
 
+  it('refuses new connections at once while an open one keeps working', async () => {
+    proxy = await startFaultProxy({ port: echoPort() });
+    const open = connect(proxy.port, '127.0.0.1');
+    clients.add(open);
+    let received = '';
+    open.on('data', (chunk) => (received += chunk.toString()));
+    await new Promise((resolve) => open.once('data', resolve)); // 'hello;'
+    await proxy.setFault({ kind: 'refuse' }); // resolves although `open` is still open
+    expect((await exchange(proxy.port, 'x')).end).toBe('ECONNREFUSED');
+    open.write('still');
+    for (let i = 0; i < 100 && !received.includes('still'); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(received).toBe('hello;still');
+  });
+
   it('black-holes: accepts and never answers', async () => {
     proxy = await startFaultProxy({ port: echoPort() }, { kind: 'blackhole' });
     expect(await exchange(proxy.port, 'x', 200)).toEqual({ data: '', end: 'open' });

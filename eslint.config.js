@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'test-results/', 'bench/results/', '.bench-build/', 'node_modules/', 'docs/api/'] },
+  { ignores: ['dist/', 'coverage/', 'test-results/', 'bench/results/', '.bench-build/', 'node_modules/', 'docs/api/', '.demo-build/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   ...tseslint.configs.stylisticTypeChecked,

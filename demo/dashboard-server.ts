@@ -84,6 +84,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
         (body) => response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }).end(body),
         (error: unknown) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`dashboard.js is missing (${String(error)}): run npm start`),
       );
+    } else if (path === '/favicon.ico') {
+      response.writeHead(204).end();
     } else {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     }

@@ -37,8 +37,8 @@ export interface DemoRig {
   close(): Promise<void>;
 }
 
-/** Called on every transition of every client. */
-export type TransitionListener = (client: ClientTrack, entry: TimelineEntry) => void;
+/** Called on every transition of every client (with its timeline entry) and on every fault switch (null). */
+export type TransitionListener = (client: ClientTrack, entry: TimelineEntry | null) => void;
 
 /** The proxy fault for a dashboard fault name. */
 export function faultOf(name: FaultName): Fault {
@@ -67,7 +67,7 @@ export function faultName(fault: Fault): FaultName {
   }
 }
 
-function control(track: ClientTrack, proxy: FaultProxy, resetBackoff: () => void): DemoClient {
+function control(track: ClientTrack, proxy: FaultProxy, resetBackoff: () => void, changed: TransitionListener): DemoClient {
   return {
     track,
     resetBackoff,
@@ -75,6 +75,7 @@ function control(track: ClientTrack, proxy: FaultProxy, resetBackoff: () => void
       track.fault = name;
       await proxy.setFault(faultOf(name));
       if (drop) proxy.resetAll();
+      changed(track, null);
     },
   };
 }
@@ -154,10 +155,10 @@ export async function startRig(settings: DemoSettings, onTransition: TransitionL
     clients: {
       grpc: control(grpcTrack, grpcProxy, () => {
         channel.manager.resetBackoff();
-      }),
+      }, onTransition),
       websocket: control(wsTrack, wsProxy, () => {
         socket.resetBackoff();
-      }),
+      }, onTransition),
     },
     traffic,
     async close() {

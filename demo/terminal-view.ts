@@ -17,7 +17,7 @@ export interface Output {
 /** What the runner tells a view. */
 export interface DemoView {
   phase(index: number, phase: Phase, at: number): void;
-  transition(client: ClientTrack, entry: TimelineEntry): void;
+  transition(client: ClientTrack, entry: TimelineEntry | null): void;
   /** Plain notes (settings, dashboard URL). */
   note(text: string): void;
   /** Stops redrawing; the next writes are plain lines. */
@@ -117,6 +117,7 @@ export function lineView(out: Output, startedAt: number): DemoView {
       out.write(`${clock(at - startedAt)}  == ${String(index + 1)}. ${phase.name}: ${phase.explain}\n`);
     },
     transition(client, entry) {
+      if (entry === null) return;
       out.write(`${clock(entry.at - startedAt)}  ${client.id.padEnd(width)}  ${entry.state.padEnd(17)}  ${entry.detail}\n`);
     },
     note(text) {
@@ -163,6 +164,7 @@ export function liveView(out: Output, startedAt: number, clients: () => readonly
       draw();
     },
     transition(client, entry) {
+      if (entry === null) return;
       recent.push(`${clock(entry.at - startedAt)}  ${client.id.padEnd(10)} ${COLOR[entry.state]}${entry.state.padEnd(17)}${RESET} ${entry.detail}`);
       if (drawn > 0) draw();
     },

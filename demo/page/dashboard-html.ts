@@ -22,9 +22,10 @@ export function dashboardHtml(): string {
   .row { display: flex; gap: 6px; flex-wrap: wrap; align-items: center; margin-top: 6px; }
   button { font: inherit; font-size: 12px; padding: 3px 10px; border: 1px solid #9aa3b5; border-radius: 4px; background: #fff; cursor: pointer; }
   button.primary { background: #2b6cb0; border-color: #2b6cb0; color: #fff; }
+  button:disabled { opacity: 0.45; cursor: default; }
   button[aria-pressed="true"] { background: #1d2330; color: #fff; }
   #timeline svg { width: 100%; height: auto; background: #fff; border: 1px solid #d9dde5; border-radius: 6px; }
-  #log { font: 12px/1.5 ui-monospace, monospace; max-height: 200px; overflow: auto; background: #fff; border: 1px solid #d9dde5; border-radius: 6px; padding: 6px 10px; margin-top: 8px; }
+  #log { white-space: pre-wrap; font: 12px/1.5 ui-monospace, monospace; max-height: 200px; overflow: auto; background: #fff; border: 1px solid #d9dde5; border-radius: 6px; padding: 6px 10px; margin-top: 8px; }
   .legend span { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 12px; vertical-align: middle; }
   form { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 8px 16px; align-items: end; }
   label { display: grid; font-size: 12px; color: #5b6475; gap: 2px; } input, select { font: inherit; padding: 3px 6px; }
@@ -50,16 +51,17 @@ with a fault proxy in front of each server. This page reaches the demo server th
 
 <h2>Storm simulator</h2>
 <p class="muted">Many clients lose their server at once; it comes back with a budget of handshakes per second.
-The real connection manager runs for every client on a virtual clock, in this page. Tune the backoff and compare with gRPC's defaults.</p>
+The real connection manager runs for every client on a virtual clock, in this page. The form starts with a plain
+exponential backoff without jitter (1 s, ×2, 30 s cap); tune it and compare with gRPC's defaults.</p>
 <form id="storm-form">
   <label>initial backoff (ms)<input name="initial" type="number" min="0" step="50" value="1000"></label>
-  <label>multiplier<input name="multiplier" type="number" min="1" step="0.1" value="1.6"></label>
+  <label>multiplier<input name="multiplier" type="number" min="1" step="0.1" value="2"></label>
   <label>jitter<select name="jitter">
-    <option value="proportional">± fraction (gRPC)</option><option value="full">full</option>
-    <option value="equal">equal</option><option value="decorrelated">decorrelated</option><option value="none">none</option>
+    <option value="none" selected>none</option><option value="proportional">± fraction (gRPC)</option><option value="full">full</option>
+    <option value="equal">equal</option><option value="decorrelated">decorrelated</option>
   </select></label>
   <label>± fraction<input name="fraction" type="number" min="0" max="1" step="0.05" value="0.2"></label>
-  <label>cap (ms)<input name="cap" type="number" min="0" step="1000" value="120000"></label>
+  <label>cap (ms)<input name="cap" type="number" min="0" step="1000" value="30000"></label>
   <label>clients (≤ 5000)<input name="clients" type="number" min="1" max="5000" step="100" value="1000"></label>
   <label>outage (s)<input name="outage" type="number" min="0" max="600" step="5" value="30"></label>
   <label>handshakes/s<input name="capacity" type="number" min="1" step="10" value="100"></label>

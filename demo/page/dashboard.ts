@@ -90,7 +90,9 @@ socket.state$.subscribe((s: WebSocketSnapshot) => {
   renderLog();
 });
 
-const local = (serverTime: number | null): number | null => (serverTime === null ? null : serverTime - offset);
+function local(serverTime: number | null): number | null {
+  return serverTime === null ? null : serverTime - offset;
+}
 
 function fromServer(c: ClientStatus): Badge {
   return { ...c, since: c.since - offset, nextAttemptAt: local(c.nextAttemptAt), timeoutAt: local(c.timeoutAt) };
@@ -102,7 +104,10 @@ socket.onmessage = (event) => {
     case 'hello':
       offset = message.now - Date.now();
       element('settings').textContent = `Demo settings that differ from gRPC's defaults: ${message.differences.join('; ')}.`;
-      for (const c of message.clients) setBadge(fromServer(c));
+      for (const c of message.clients) {
+        history[c.id] = message.timeline.filter((e) => e.client === c.id).map((e) => ({ at: e.at - offset, state: e.state, attempt: 0, nextAttemptAt: null }));
+        setBadge(fromServer(c));
+      }
       entries.splice(0, entries.length, ...entries.filter((e) => e.client === 'page'), ...message.timeline.map((e) => ({ ...e, at: e.at - offset })));
       entries.sort((a, b) => a.at - b.at);
       renderPhase(message.phase);
@@ -189,7 +194,9 @@ function renderBadge(b: Badge): void {
   for (const button of root.querySelectorAll<HTMLButtonElement>('[data-fault]')) button.setAttribute('aria-pressed', String(button.dataset['fault'] === b.fault));
 }
 
-const clock = (ms: number): string => new Date(ms).toLocaleTimeString('en-GB', { hour12: false });
+function clock(ms: number): string {
+  return new Date(ms).toLocaleTimeString('en-GB', { hour12: false });
+}
 
 function renderLog(): void {
   const log = element('log');
@@ -221,7 +228,7 @@ function renderTimeline(now: number): void {
   });
   for (let s = 0; s <= 60; s += 10) {
     const x = left + (s / 60) * (width - left);
-    parts.push(`<text x="${x.toFixed(1)}" y="${String(8 + ORDER.length * row + 12)}" font-size="11" fill="#5b6475" text-anchor="middle">${s === 60 ? 'now' : `-${String(60 - s)} s`}</text>`);
+    parts.push(`<text x="${x.toFixed(1)}" y="${String(8 + ORDER.length * row + 12)}" font-size="11" fill="#5b6475" text-anchor="${s === 60 ? 'end' : 'middle'}">${s === 60 ? 'now' : `-${String(60 - s)} s`}</text>`);
   }
   element('timeline').innerHTML = `<svg viewBox="0 0 ${String(width)} ${String(8 + ORDER.length * row + 20)}" role="img" aria-label="state timeline, last 60 s">${parts.join('')}</svg>`;
 }
@@ -261,7 +268,9 @@ function userPolicy(form: HTMLFormElement): { policy: StormPolicy; label: string
   return { policy: { name: 'your settings', description: label, forClient: () => ({ backoff }) }, label };
 }
 
-const secs = (ms: number | null): string => (ms === null ? 'never' : `${(ms / 1000).toFixed(1)} s`);
+function secs(ms: number | null): string {
+  return ms === null ? 'never' : `${(ms / 1000).toFixed(1)} s`;
+}
 
 function simulate(form: HTMLFormElement): void {
   const status = element('storm-status');

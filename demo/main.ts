@@ -39,11 +39,13 @@ if (args === undefined) {
   process.stdout.write(`${USAGE}\n`);
 } else {
   const stop = new AbortController();
+  // The first Ctrl-C ends the story (with its summary) or the serve mode; a second one exits at once.
   const onSignal = (): void => {
+    if (stop.signal.aborted) process.exit(130);
     stop.abort();
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   await runDemo({
     scenario: args.fast ? FAST_SCENARIO : FULL_SCENARIO,
     serve: args.serve,

@@ -142,7 +142,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
   view = lineView(out, startedAt);
   const summary = summarize(tracks(), recoveries, phaseStarts, running.traffic, startedAt, endedAt);
   const text = formatSummary(summary, tracks(), startedAt, endedAt, differences, color);
-  if (phases.length > 0) out.write(`${text}\n`);
+  if (phases.length > 0) out.write(`\n${text}\n`);
   dashboard.publish({ type: 'summary', text: formatSummary(summary, tracks(), startedAt, endedAt, differences, false) });
 
   if (options.serve) {

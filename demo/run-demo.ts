@@ -148,7 +148,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
   if (options.serve) {
     setPhase({ index: phases.length, count: phases.length, name: 'free play', explain: 'switch faults and press Retry now on the dashboard', startedAt: Date.now() });
     out.write(`\nServing the dashboard at ${dashboard.url} (Ctrl-C to stop)\n\n`);
-    if (color) view = liveView(out, Date.now(), tracks, 60_000);
+    if (color) view = liveView(out, Date.now(), tracks, 60_000, `free play: switch faults and press Retry now at ${dashboard.url}`);
     await new Promise<void>((resolve) => {
       if (signal === undefined || signal.aborted) resolve();
       else signal.addEventListener('abort', () => { resolve(); }, { once: true });

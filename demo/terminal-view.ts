@@ -129,9 +129,9 @@ export function lineView(out: Output, startedAt: number): DemoView {
   };
 }
 
-/** Redraws a live panel in place, ten times a second. */
-export function liveView(out: Output, startedAt: number, clients: () => readonly ClientTrack[], horizon: number): DemoView {
-  let phaseLine = '';
+/** Redraws a live panel in place, ten times a second; `headline` shows until the first phase. */
+export function liveView(out: Output, startedAt: number, clients: () => readonly ClientTrack[], horizon: number, headline = ''): DemoView {
+  let phaseLine = headline;
   const recent: string[] = [];
   let drawn = 0;
   const width = (): number => Math.max(40, out.columns ?? 100);

@@ -1,7 +1,7 @@
 /** The fault-injecting proxy itself, against a real echo server on 127.0.0.1. */
 import { type AddressInfo, type Server, type Socket, connect, createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.js';
+import { type FaultProxy, startFaultProxy } from '../../src/testing/node.js';
 
 let echo: Server;
 const serverSockets = new Set<Socket>();
@@ -65,6 +65,20 @@ describe('fault proxy', () => {
     await proxy.setFault({ kind: 'pass' });
     expect(proxy.port).toBe(port);
     expect((await exchange(port, 'y')).data).toBe('hello;y');
+  });
+
+  it('refuses new connections at once while an open one keeps working', async () => {
+    proxy = await startFaultProxy({ port: echoPort() });
+    const open = connect(proxy.port, '127.0.0.1');
+    clients.add(open);
+    let received = '';
+    open.on('data', (chunk) => (received += chunk.toString()));
+    await new Promise((resolve) => open.once('data', resolve)); // 'hello;'
+    await proxy.setFault({ kind: 'refuse' }); // resolves although `open` is still open
+    expect((await exchange(proxy.port, 'x')).end).toBe('ECONNREFUSED');
+    open.write('still');
+    for (let i = 0; i < 100 && !received.includes('still'); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(received).toBe('hello;still');
   });
 
   it('black-holes: accepts and never answers', async () => {

@@ -1,5 +1,5 @@
-// The quick-start example: a redialer-managed TCP connection to a local server that goes away for a
-// few seconds and comes back. It prints every state with the countdown to the next attempt.
+// A redialer-managed TCP connection in plain JavaScript, with a connector of your own, to a local
+// server that goes away for a few seconds and comes back. Run it: node examples/tcp-client.mjs It prints every state with the countdown to the next attempt.
 import { createServer, connect } from 'node:net';
 import { Observable } from 'rxjs';
 import { ConnectionManager } from 'redialer';

@@ -1,9 +1,10 @@
 /**
- * A fault-injecting TCP proxy on 127.0.0.1 for integration tests: it sits between a real client and a
+ * A fault-injecting TCP proxy on 127.0.0.1 for integration tests and demos: it sits between a real client and a
  * real server and applies one fault to each new connection. Faults: pass-through, refuse (the port
  * stops listening: ECONNREFUSED), black hole (accept, never forward), added latency, reset mid-stream
  * (RST after N bytes from the server), accept then close after N ms, stall after the handshake
  * (forward until the server's first bytes reach the client, then nothing more in either direction).
+ * @module
  */
 import { type AddressInfo, type Server, type Socket, connect, createServer } from 'node:net';
 
@@ -17,6 +18,7 @@ export type Fault =
   | { readonly kind: 'close-after'; readonly ms: number }
   | { readonly kind: 'stall-after-handshake' };
 
+/** A running proxy: its port, its counters, and the switch for the fault. */
 export interface FaultProxy {
   /** The port clients connect to (stable across `refuse`). */
   readonly port: number;
@@ -32,6 +34,19 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
+/**
+ * Starts a proxy on 127.0.0.1 (a free port) that forwards to `target` and applies `initial` to new
+ * connections until {@link FaultProxy.setFault} changes it. A fault applies to connections made after
+ * it is set; {@link FaultProxy.resetAll} ends the ones already open.
+ *
+ * @example
+ * ```ts
+ * const proxy = await startFaultProxy({ port: server.port });
+ * // connect the client to proxy.port, then:
+ * await proxy.setFault({ kind: 'blackhole' });
+ * proxy.resetAll();
+ * ```
+ */
 export async function startFaultProxy(target: { host?: string; port: number }, initial: Fault = { kind: 'pass' }): Promise<FaultProxy> {
   const host = target.host ?? '127.0.0.1';
   const sockets = new Set<Socket>();
@@ -129,18 +144,27 @@ export async function startFaultProxy(target: { host?: string; port: number }, i
         resolve();
       });
     });
-  const unlisten = (): Promise<void> =>
+  /**
+   * Stops listening. `server.close()` calls back only once every connection has ended, so when
+   * connections stay open (a `refuse` that leaves them be) it resolves as soon as the listening
+   * socket is closed instead.
+   */
+  const unlisten = (waitForConnections: boolean): Promise<void> =>
     new Promise((resolve) => {
       const s = server;
       server = undefined;
       if (s === undefined) resolve();
-      else s.close(() => { resolve(); });
+      else if (waitForConnections) s.close(() => { resolve(); });
+      else {
+        s.close();
+        setImmediate(resolve);
+      }
     });
 
   if (initial.kind === 'refuse') {
     // Reserve a port, then stop listening on it.
     await listen();
-    await unlisten();
+    await unlisten(true);
   } else {
     await listen();
   }
@@ -158,7 +182,7 @@ export async function startFaultProxy(target: { host?: string; port: number }, i
     async setFault(next) {
       const wasRefusing = fault.kind === 'refuse';
       fault = next;
-      if (next.kind === 'refuse' && !wasRefusing) await unlisten();
+      if (next.kind === 'refuse' && !wasRefusing) await unlisten(false);
       if (next.kind !== 'refuse' && wasRefusing) await listen();
     },
     resetAll() {
@@ -168,7 +192,7 @@ export async function startFaultProxy(target: { host?: string; port: number }, i
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       for (const socket of sockets) socket.destroy();
-      await unlisten();
+      await unlisten(true);
     },
   };
 }

@@ -1,0 +1,91 @@
+/** The demo's pure parts: the page's message parser, the timeline cells, line fitting, the settings note, the summary. */
+import { describe, expect, it } from 'vitest';
+import { ClientTrack } from '../../demo/client-track.js';
+import { parsePageMessage } from '../../demo/dashboard-server.js';
+import { FAST_SCENARIO, FULL_SCENARIO, GRPC_DEFAULTS, differencesFromGrpc } from '../../demo/scenario.js';
+import { summarize } from '../../demo/summary.js';
+import { fit, timelineCells } from '../../demo/terminal-view.js';
+
+describe('parsePageMessage', () => {
+  it.each([
+    ['{"type":"retry","client":"grpc"}', { type: 'retry', client: 'grpc' }],
+    ['{"type":"fault","client":"websocket","fault":"blackhole"}', { type: 'fault', client: 'websocket', fault: 'blackhole' }],
+  ])('accepts %s', (text, message) => {
+    expect(parsePageMessage(text)).toEqual(message);
+  });
+
+  it.each(['not json', 'null', '[]', '{"type":"retry","client":"page"}', '{"type":"fault","client":"grpc","fault":"explode"}', '{"type":"shutdown","client":"grpc"}'])(
+    'ignores %s',
+    (text) => {
+      expect(parsePageMessage(text)).toBeUndefined();
+    },
+  );
+});
+
+describe('timelineCells', () => {
+  const entries = [
+    { at: 0, client: 'grpc' as const, state: 'CONNECTING' as const, detail: '' },
+    { at: 100, client: 'grpc' as const, state: 'READY' as const, detail: '' },
+    { at: 2100, client: 'grpc' as const, state: 'TRANSIENT_FAILURE' as const, detail: '' },
+    { at: 2150, client: 'grpc' as const, state: 'READY' as const, detail: '' },
+  ];
+
+  it('shows the state of each cell, and a failure shorter than a cell', () => {
+    expect(timelineCells(entries, 0, 4000, 1000)).toEqual(['CONNECTING', 'READY', 'TRANSIENT_FAILURE', 'READY']);
+  });
+
+  it('starts IDLE before the first entry', () => {
+    expect(timelineCells(entries, -2000, 0, 1000)).toEqual(['IDLE', 'IDLE']);
+  });
+});
+
+describe('fit', () => {
+  it('cuts visible characters only, keeping color codes', () => {
+    expect(fit('\u001b[31mabcdef\u001b[0m', 4)).toBe('\u001b[31mabc…\u001b[0m');
+    expect(fit('\u001b[31mab\u001b[0m', 4)).toBe('\u001b[31mab\u001b[0m');
+  });
+});
+
+describe('scenario settings', () => {
+  it("names every setting that differs from gRPC's defaults", () => {
+    expect(differencesFromGrpc(GRPC_DEFAULTS)).toEqual([]);
+    expect(differencesFromGrpc(FULL_SCENARIO.settings)).toEqual([
+      'initial backoff 0.5 s (gRPC: 1 s)',
+      'max backoff 5 s (gRPC: 120 s)',
+      'min connect timeout 2.5 s (gRPC: 20 s)',
+      "minUptime (flap guard) 2 s (redialer's default: 5 s)",
+    ]);
+  });
+
+  it('plays the same phases fast and full, each with the four faults and two recoveries', () => {
+    for (const scenario of [FULL_SCENARIO, FAST_SCENARIO]) {
+      expect(scenario.phases.map((p) => p.fault.kind)).toEqual(['pass', 'refuse', 'pass', 'blackhole', 'close-after', 'pass']);
+      expect(scenario.phases.filter((p) => p.recovery).map((p) => p.name)).toEqual(['server back', 'recovery']);
+    }
+    expect(FULL_SCENARIO.phases.reduce((sum, p) => sum + p.duration, 0)).toBeLessThanOrEqual(60_000);
+  });
+});
+
+describe('summarize', () => {
+  it('times each recovery to the first READY before the next fault, and says when a client was not back', () => {
+    const track = new ClientTrack('grpc', 'gRPC', 'x');
+    const snap = (state: 'CONNECTING' | 'READY', since: number) =>
+      state === 'READY'
+        ? ({ state, since, attempt: 1, lastError: undefined, connection: 1 } as const)
+        : ({ state, since, attempt: 1, lastError: undefined, timeoutAt: since + 1000 } as const);
+    track.record(snap('CONNECTING', 0), 0);
+    track.record(snap('READY', 10), 10);
+    track.record(snap('CONNECTING', 5000), 5000);
+    track.record(snap('READY', 5300), 5300);
+    const phases = FAST_SCENARIO.phases;
+    const starts = [
+      { phase: phases[1]!, at: 1000 },
+      { phase: phases[2]!, at: 4000 },
+      { phase: phases[3]!, at: 6000 },
+      { phase: phases[5]!, at: 8000 },
+    ];
+    const summary = summarize([track], [{ phase: 'server back', at: 4000 }, { phase: 'recovery', at: 8000 }], starts, { grpcOk: 1, grpcFailed: 2, echoes: 3 }, 0, 9000);
+    expect(summary.clients[0]).toEqual({ id: 'grpc', attempts: 2, resets: 0, recoveredIn: [1300, null] });
+    expect(summary.duration).toBe(9000);
+  });
+});

@@ -1,0 +1,147 @@
+/** The Node examples run against real local servers; the React hook's stores run on their own. */
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { type AddressInfo, createServer } from 'node:net';
+import { Server, ServerCredentials, type sendUnaryData } from '@grpc/grpc-js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WebSocketServer } from 'ws';
+import { greet, greeterService } from '../../examples/grpc-client.js';
+import { clockStore, connectionStore } from '../../examples/connection-store.js';
+import { openFeed } from '../../examples/websocket-node.js';
+import { ConnectionManager } from '../../src/index.js';
+import { createFakeConnector, createVirtualClock } from '../../src/testing/index.js';
+import type { ReconnectingWebSocket } from '../../src/websocket/index.js';
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+  vi.useRealTimers();
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('examples/grpc-client.ts', () => {
+  it('waits through a refused first attempt and says hello once the server is up', async () => {
+    const port = await freePort();
+    const server = new Server();
+    server.addService(greeterService, {
+      sayHello: (call: { request: { name: string } }, callback: sendUnaryData<{ message: string }>) => {
+        callback(null, { message: `Hello ${call.request.name}` });
+      },
+    });
+    cleanup.push(() => { server.forceShutdown(); });
+    const log: string[] = [];
+    const reply = greet(`127.0.0.1:${String(port)}`, (line) => log.push(line));
+    // Start the server once the client has seen its first attempt fail.
+    await vi.waitFor(() => {
+      expect(log).toContain('TRANSIENT_FAILURE: reconnecting in 1 s');
+    }, { timeout: 5000 });
+    await new Promise<void>((resolve, reject) => {
+      server.bindAsync(`127.0.0.1:${String(port)}`, ServerCredentials.createInsecure(), (error) => {
+        if (error === null) resolve();
+        else reject(error);
+      });
+    });
+    expect(await reply).toBe('Hello redialer');
+    expect(log.slice(0, 4)).toEqual(['IDLE', 'CONNECTING', 'TRANSIENT_FAILURE: reconnecting in 1 s', 'CONNECTING']);
+    expect(log).toContain('READY');
+    expect(log.at(-1)).toBe('SHUTDOWN');
+  });
+});
+
+describe('examples/websocket-node.ts', () => {
+  it('queues the first message, and reconnects after the server drops it', async () => {
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await once(wss, 'listening');
+    cleanup.push(() => new Promise((resolve) => { wss.close(resolve); }));
+    const received: string[] = [];
+    let connections = 0;
+    wss.on('connection', (client) => {
+      connections += 1;
+      client.on('message', (data) => received.push(Buffer.from(data as Buffer).toString()));
+      client.send(`hello ${String(connections)}`);
+    });
+    const log: string[] = [];
+    const messages: string[] = [];
+    const socket: ReconnectingWebSocket = openFeed(`ws://127.0.0.1:${String((wss.address() as AddressInfo).port)}/`, (text) => messages.push(text), (line) => log.push(line));
+    cleanup.push(() => {
+      socket.close();
+    });
+    await vi.waitFor(() => {
+      expect(messages).toEqual(['hello 1']);
+    }, { timeout: 5000 });
+    expect(log.slice(0, 2)).toEqual(['CONNECTING', 'subscribe: queued']);
+    for (const client of wss.clients) client.terminate(); // the connection drops; the server stays up
+    await vi.waitFor(() => {
+      expect(messages).toEqual(['hello 1', 'hello 2']);
+    }, { timeout: 10_000 });
+    expect(received[0]).toBe('subscribe');
+    expect(log.filter((l) => l === 'READY')).toHaveLength(2);
+    // Up for less than minUptime (5 s): the drop counts as a failed attempt, so the client waits.
+    expect(log.filter((l) => /^TRANSIENT_FAILURE: reconnecting in [01] s$/.test(l))).toHaveLength(1);
+  });
+});
+
+describe('examples/connection-store.ts', () => {
+  it('connectionStore: a stable snapshot between changes, a call per change, nothing after unsubscribe', () => {
+    const clock = createVirtualClock();
+    const fake = createFakeConnector();
+    const manager = new ConnectionManager({ connector: fake.connector, scheduler: clock.scheduler, random: () => 0.5 });
+    cleanup.push(() => {
+      manager.shutdown();
+    });
+    const store = connectionStore(manager);
+    const calls: string[] = [];
+    const unsubscribe = store.subscribe(() => calls.push(store.getSnapshot().state));
+    const idle = store.getSnapshot();
+    expect(store.getSnapshot()).toBe(idle); // useSyncExternalStore needs this
+    manager.connect();
+    fake.last!.establish('conn');
+    expect(calls).toEqual(['IDLE', 'CONNECTING', 'READY']); // state$ replays the current snapshot on subscribe
+    expect(store.getSnapshot()).toBe(store.getSnapshot());
+    unsubscribe();
+    fake.last!.fail(new Error('lost'));
+    expect(calls).toHaveLength(3);
+    expect(store.getSnapshot().state).toBe('TRANSIENT_FAILURE');
+  });
+
+  it('clockStore: ticks only while subscribed, and not at all with interval 0', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const clock = clockStore(250);
+    const ticks: number[] = [];
+    const stop = clock.subscribe(() => ticks.push(clock.getSnapshot()));
+    vi.advanceTimersByTime(1000);
+    stop();
+    vi.advanceTimersByTime(1000);
+    expect(ticks).toEqual([1_000_250, 1_000_500, 1_000_750, 1_001_000]);
+    expect(vi.getTimerCount()).toBe(0);
+    const still = clockStore(0);
+    still.subscribe(() => ticks.push(0))();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('examples/tcp-client.mjs', () => {
+  it('runs as a program: connects, lives through the outage, reconnects, and exits', async () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const stdout = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, ['examples/tcp-client.mjs'], { cwd: root, timeout: 30_000 }, (error, out) => {
+        if (error === null) resolve(out);
+        else reject(new Error(`tcp-client.mjs failed: ${error.message}`, { cause: error }));
+      });
+    });
+    const states = [...stdout.matchAll(/ s {2}(\w+)/g)].map((m) => m[1]);
+    expect(states.slice(0, 4)).toEqual(['IDLE', 'CONNECTING', 'READY', 'TRANSIENT_FAILURE']);
+    expect(stdout).toContain('-- server stops --');
+    expect(stdout).toMatch(/READY[^]*-- server stops --[^]*-- server is back --[^]*READY/);
+    expect(stdout).toContain('done: reconnected after the outage');
+  }, 40_000);
+});

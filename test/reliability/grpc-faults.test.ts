@@ -200,11 +200,11 @@ describe('gRPC through the fault proxy', () => {
     const proxy = await proxyTo(s.port, { kind: 'stall-after-handshake' });
     const { channel, client, log } = managed(proxy.port, {
       ...FAST,
-      channelOptions: { 'grpc.keepalive_time_ms': 200, 'grpc.keepalive_timeout_ms': 200, 'grpc.keepalive_permit_without_calls': 1 },
+      channelOptions: { 'grpc.keepalive_time_ms': 400, 'grpc.keepalive_timeout_ms': 400, 'grpc.keepalive_permit_without_calls': 1 },
     });
     channel.manager.connect();
     await until(channel.state$, (x) => x.state === 'READY'); // the server's SETTINGS was the last thing to pass
-    await expect(echo(client, 'into the stall', undefined, new Date(Date.now() + 300))).rejects.toMatchObject({ code: status.DEADLINE_EXCEEDED });
+    await expect(echo(client, 'into the stall', undefined, new Date(Date.now() + 150))).rejects.toMatchObject({ code: status.DEADLINE_EXCEEDED });
     await proxy.setFault({ kind: 'pass' });
     const lost = await until(channel.state$, (x) => x.state !== 'READY');
     expect(isConnectionClosedError(lost.lastError)).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * `npm run soak [-- --managers 10000 --minutes 10 --up 30 --down 6 --send-every 5 --queue 2 --real N --out file]`
+ * `npm run soak [-- --managers 10000 --minutes 10 --up 30 --down 6 --send-every 5 --queue 1 --real N --out file]`
  *
  * Many ReconnectingWebSockets against a flapping loopback `ws` server (in a child process) for a long
  * time. Each cycle the server keeps its connections for `--up` seconds, then closes them all (1001)
@@ -35,7 +35,7 @@ const { values } = parseArgs({
     up: { type: 'string', default: '30' },
     down: { type: 'string', default: '6' },
     'send-every': { type: 'string', default: '5' },
-    queue: { type: 'string', default: '2' },
+    queue: { type: 'string', default: '1' },
     real: { type: 'string' },
     out: { type: 'string', default: 'bench/results/soak.json' },
   },

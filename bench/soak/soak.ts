@@ -122,7 +122,7 @@ gc?.();
 const baselineHandles = handles();
 say(
   `soak: ${String(managers)} managers (${String(realCount)} on real sockets, ${String(virtualCount)} virtual; open-files limit ${String(fdLimit)}), ` +
-    `${String(minutes)} min, cycle ${String(upMs / 1000)} s up + ${String(downMs / 1000)} s flapping, a message every ${String(sendEveryMs / 1000)} s each`,
+    `${String(minutes)} min, cycle ${String(upMs / 1000)} s up + ${String(downMs / 1000)} s flapping, a message every ${String(sendEveryMs / 1000)} s each, at most ${String(queueLimit)} held while disconnected`,
 );
 
 // Create the managers gradually (500 every 100 ms), as a fleet of clients would start.

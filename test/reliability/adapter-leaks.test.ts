@@ -1,0 +1,239 @@
+/**
+ * Leak checks for the adapters on real sockets and timers: after close()/shutdown() of a ManagedChannel,
+ * a ResilientStream, an http2Connector manager and a ReconnectingWebSocket — READY, mid-attempt or
+ * waiting to retry — no timer or TCP handle created since the start remains
+ * (`process.getActiveResourcesInfo()`). And, in child processes, unref'd adapters let Node exit by
+ * itself while they keep retrying.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { type AddressInfo, createServer, type Server as NetServer, type Socket } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { credentials, Metadata } from '@grpc/grpc-js';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { ConnectionManager, grpcBackoff } from '../../src/index.js';
+import { http2Connector, ManagedChannel, ResilientStream } from '../../src/grpc/index.js';
+import { ReconnectingWebSocket } from '../../src/websocket/index.js';
+import { until } from '../grpc/support/record.js';
+import { type CountRequest, createTestClient, echo, startTestServer, type Tick } from '../grpc/support/service.js';
+import { startServer } from '../websocket/support/ws-server.js';
+
+const insecure = credentials.createInsecure();
+const FAST = { backoff: grpcBackoff({ initialBackoff: 50, maxBackoff: 200 }), minConnectTimeout: 300, minUptime: 0, random: () => 0.5 };
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const run = promisify(execFile);
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+const tick = (ms = 10) => new Promise((r) => setTimeout(r, ms));
+
+/** Timers and TCP handles alive in this process, by kind. */
+function countResources(): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const kind of process.getActiveResourcesInfo()) {
+    if (kind === 'Timeout' || kind.startsWith('TCP')) counts[kind] = (counts[kind] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/**
+ * The counts once they have stayed the same for 200 ms: setup leaves short-lived timers behind (the
+ * servers' own), which must not enter the baseline, or a leaked timer could hide in their place.
+ */
+async function settled(): Promise<Record<string, number>> {
+  let last = JSON.stringify(countResources());
+  for (let stable = 0, i = 0; stable < 10 && i < 300; i += 1) {
+    await tick(20);
+    const now = JSON.stringify(countResources());
+    stable = now === last ? stable + 1 : 0;
+    last = now;
+  }
+  return JSON.parse(last) as Record<string, number>;
+}
+
+/**
+ * Waits (up to 3 s) until nothing outnumbers `baseline` for five checks in a row; returns what still
+ * does (`{}` when nothing leaked).
+ */
+async function excessOver(baseline: Record<string, number>): Promise<Record<string, number>> {
+  const excess = () =>
+    Object.fromEntries(
+      Object.entries(countResources())
+        .map(([kind, n]): [string, number] => [kind, n - (baseline[kind] ?? 0)])
+        .filter(([, n]) => n > 0),
+    );
+  for (let clean = 0, i = 0; clean < 5 && i < 300; i += 1) {
+    await tick();
+    clean = Object.keys(excess()).length === 0 ? clean + 1 : 0;
+  }
+  return excess();
+}
+
+/** A TCP listener that accepts and never answers (reads and drops, so the client's FIN is seen). */
+async function silentListener(): Promise<{ port: number }> {
+  const sockets = new Set<Socket>();
+  const net: NetServer = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    socket.resume();
+  });
+  await new Promise<void>((r) => net.listen(0, '127.0.0.1', r));
+  cleanup.push(
+    () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        net.close(() => {
+          r();
+        });
+      }),
+  );
+  return { port: (net.address() as AddressInfo).port };
+}
+
+/** A port nothing listens on (connections are refused). */
+async function refusedPort(): Promise<number> {
+  const net = createServer();
+  await new Promise<void>((r) => net.listen(0, '127.0.0.1', r));
+  const { port } = net.address() as AddressInfo;
+  await new Promise((r) => net.close(r));
+  return port;
+}
+
+describe('adapters leave no handle behind', () => {
+  it('ManagedChannel: READY with a call done, mid-attempt (no SETTINGS) and waiting to retry (refused), then close()', async () => {
+    const server = await startTestServer();
+    cleanup.push(() => server.close());
+    const silent = await silentListener();
+    const refused = await refusedPort();
+    const before = await settled();
+
+    const ready = new ManagedChannel(server.address, insecure, FAST);
+    const client = createTestClient(server.address, insecure, { channelOverride: ready });
+    await expect(echo(client, 'x')).resolves.toEqual({ text: 'x' });
+    const attempting = new ManagedChannel(`127.0.0.1:${String(silent.port)}`, insecure, FAST);
+    attempting.manager.connect();
+    const waiting = new ManagedChannel(`127.0.0.1:${String(refused)}`, insecure, FAST);
+    waiting.manager.connect();
+    await until(waiting.state$, (s) => s.state === 'TRANSIENT_FAILURE');
+    expect(attempting.manager.snapshot.state).toBe('CONNECTING');
+
+    client.close(); // closes its ManagedChannel
+    attempting.close();
+    waiting.close();
+    expect(await excessOver(before)).toEqual({});
+  });
+
+  it('ResilientStream over a ManagedChannel: close() mid-stream cancels the call and leaves nothing', async () => {
+    let serverTimer: ReturnType<typeof setInterval> | undefined;
+    const server = await startTestServer({
+      count: (call) => {
+        let seq = call.request.from;
+        serverTimer = setInterval(() => call.write({ seq: seq++ }), 5);
+        call.on('cancelled', () => {
+          clearInterval(serverTimer);
+        });
+      },
+    });
+    cleanup.push(() => server.close());
+    const before = await settled();
+    const channel = new ManagedChannel(server.address, insecure, FAST);
+    const client = createTestClient(server.address, insecure, { channelOverride: channel });
+    const stream = new ResilientStream<CountRequest, Tick>({
+      ...FAST,
+      open: (request) => client.count(request, new Metadata({ waitForReady: true })),
+      request: (last) => ({ from: last === undefined ? 0 : last.seq + 1 }),
+    });
+    const seen: number[] = [];
+    let firstMessage: () => void = () => undefined;
+    const flowing = new Promise<void>((r) => {
+      firstMessage = r;
+    });
+    const completed = new Promise<void>((r) => {
+      stream.messages$.subscribe({
+        next: (t) => {
+          seen.push(t.seq);
+          firstMessage();
+        },
+        complete: r,
+      });
+    });
+    stream.start();
+    await flowing;
+    stream.close();
+    await completed;
+    client.close();
+    expect(seen.length).toBeGreaterThan(0);
+    expect(await excessOver(before)).toEqual({});
+    clearInterval(serverTimer);
+  });
+
+  it('http2Connector manager: READY with keepalive PINGs armed, then shutdown()', async () => {
+    const server = await startTestServer();
+    cleanup.push(() => server.close());
+    const silent = await silentListener();
+    const before = await settled();
+    const ready = new ConnectionManager({ connector: http2Connector(`http://${server.address}`, { keepaliveTime: 50 }), ...FAST });
+    const attempting = new ConnectionManager({ connector: http2Connector(`http://127.0.0.1:${String(silent.port)}`), ...FAST });
+    ready.connect();
+    attempting.connect();
+    await until(ready.state$, (s) => s.state === 'READY');
+    await new Promise((r) => setTimeout(r, 120)); // a keepalive PING or two
+    expect(ready.snapshot.state).toBe('READY');
+    ready.shutdown();
+    attempting.shutdown();
+    expect(await excessOver(before)).toEqual({});
+  });
+
+  it('ReconnectingWebSocket: open, mid-attempt (upgrade never answered) and waiting to retry, then close()', async () => {
+    const server = await startServer();
+    cleanup.push(() => server.stop());
+    const silent = await silentListener();
+    const refused = await refusedPort();
+    const before = await settled();
+    const options = { WebSocket, minReconnectionDelay: 50, maxReconnectionDelay: 200, connectionTimeout: 2000 };
+    const open = new ReconnectingWebSocket(server.url, undefined, options);
+    const attempting = new ReconnectingWebSocket(`ws://127.0.0.1:${String(silent.port)}/`, undefined, options);
+    const waiting = new ReconnectingWebSocket(`ws://127.0.0.1:${String(refused)}/`, undefined, options);
+    await until(open.state$, (s) => s.state === 'READY');
+    await until(waiting.state$, (s) => s.state === 'TRANSIENT_FAILURE');
+    expect(open.send('x')).toBe('sent');
+    expect(attempting.snapshot.state).toBe('CONNECTING');
+    const closed = new Promise((r) => {
+      open.addEventListener('close', r);
+    });
+    for (const socket of [open, attempting, waiting]) socket.close();
+    await closed;
+    expect(await excessOver(before)).toEqual({});
+  });
+});
+
+describe("unref'd adapters let Node exit by itself (child processes, against dist/)", () => {
+  const fixture = (name: string) => join(root, 'test/fixtures', name);
+
+  it.each([
+    ['ManagedChannel with unref: true', 'unref-grpc-exit.mjs'],
+    ['ReconnectingWebSocket with scheduler: unrefScheduler', 'unref-websocket-exit.mjs'],
+  ])('%s, retrying against a refused port', async (_name, file) => {
+    if (!existsSync(join(root, 'dist/grpc/index.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does)');
+    const port = await refusedPort();
+    const { stdout } = await run(process.execPath, [fixture(file), String(port)], { timeout: 15_000, cwd: root });
+    // It exited while still retrying: the attempts went on until the event loop had nothing else.
+    expect(stdout).toMatch(/exited in (TRANSIENT_FAILURE|CONNECTING) after attempt [2-9]/);
+  });
+
+  it('the check can fail: the same ManagedChannel without unref keeps Node alive until killed', async () => {
+    const port = await refusedPort();
+    const outcome = await run(process.execPath, [fixture('unref-grpc-exit.mjs'), String(port), 'keep-ref'], { timeout: 1500, cwd: root }).then(
+      () => 'exited',
+      (error: unknown) => ((error as { killed?: boolean }).killed === true ? 'killed' : String(error)),
+    );
+    expect(outcome).toBe('killed');
+  });
+});

@@ -1,0 +1,292 @@
+/**
+ * Each fault of the fault proxy between a real grpc-js client (on a ManagedChannel, a ResilientStream
+ * or an http2Connector manager) and a real grpc-js server on 127.0.0.1, and a real flapping server
+ * measured against the backoff schedule. Short backoffs and minConnectTimeout; assertions are on
+ * order, counts and lower bounds, never on speed.
+ */
+import { Server, ServerCredentials, credentials, Metadata, status, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
+import { createServer, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ConnectionSnapshot, ConnectionManager, grpcBackoff, isConnectionClosedError, isConnectTimeoutError } from '../../src/index.js';
+import {
+  http2Connector,
+  isConnectionFailedError,
+  isKeepaliveTimeoutError,
+  ManagedChannel,
+  type ManagedChannelOptions,
+  ResilientStream,
+} from '../../src/grpc/index.js';
+import { onSchedule, record, until, waitsAfterAttempts } from '../grpc/support/record.js';
+import {
+  type CountRequest,
+  type CountHandler,
+  createTestClient,
+  echo,
+  type EchoRequest,
+  startTestServer,
+  type TestServer,
+  testService,
+  type Tick,
+} from '../grpc/support/service.js';
+import { type Fault, type FaultProxy, startFaultProxy } from '../../src/testing/fault-proxy.js';
+
+const insecure = credentials.createInsecure();
+// random pinned at 0.5: every wait is exactly nominal (100, 160, 256, 409.6 … ms).
+const FAST = { backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }), minConnectTimeout: 300, minUptime: 0, random: () => 0.5 };
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+async function server(options?: Parameters<typeof startTestServer>[0]): Promise<TestServer> {
+  const s = await startTestServer(options);
+  cleanup.push(() => s.close());
+  return s;
+}
+
+async function proxyTo(port: number, fault: Fault): Promise<FaultProxy> {
+  const p = await startFaultProxy({ port }, fault);
+  cleanup.push(() => p.close());
+  return p;
+}
+
+function managed(port: number, options: ManagedChannelOptions = FAST) {
+  const address = `127.0.0.1:${String(port)}`;
+  const channel = new ManagedChannel(address, insecure, options);
+  const client = createTestClient(address, insecure, { channelOverride: channel });
+  cleanup.push(() => {
+    client.close();
+  });
+  return { channel, client, log: record(channel.state$) };
+}
+
+/** Streams `from` … `to - 1`, one every `every` ms, then ends with OK. */
+function ticker(to: number, every: number): CountHandler {
+  return (call) => {
+    let seq = call.request.from;
+    const timer = setInterval(() => {
+      if (call.cancelled || seq >= to) {
+        clearInterval(timer);
+        if (!call.cancelled) call.end();
+        return;
+      }
+      call.write({ seq });
+      seq += 1;
+    }, every);
+    call.on('close', () => {
+      clearInterval(timer);
+    });
+  };
+}
+
+const connecting = <C>(log: readonly ConnectionSnapshot<C>[]) => log.filter((x) => x.state === 'CONNECTING');
+
+describe('gRPC through the fault proxy', () => {
+  it('refuse: attempts fail at once on the backoff schedule and calls fail fast; READY once the port listens again', async () => {
+    const s = await server();
+    const proxy = await proxyTo(s.port, { kind: 'refuse' });
+    const { channel, client, log } = managed(proxy.port);
+    channel.manager.connect();
+    const failed = await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 4);
+    expect(isConnectionFailedError(failed.lastError)).toBe(true);
+    expect(onSchedule(waitsAfterAttempts(log.snapshots), [100, 160, 256])).toEqual([100, 160, 256]);
+    await expect(echo(client, 'now')).rejects.toMatchObject({ code: status.UNAVAILABLE });
+    const patient = echo(client, 'patient', new Metadata({ waitForReady: true }), new Date(Date.now() + 5000));
+    await proxy.setFault({ kind: 'pass' });
+    await expect(patient).resolves.toEqual({ text: 'patient' });
+    expect(log.states()).toContain('READY');
+  });
+
+  it('black hole (TCP and the client preface pass, SETTINGS never arrives): each attempt is cut at max(deadline, minConnectTimeout)', async () => {
+    const s = await server();
+    const proxy = await proxyTo(s.port, { kind: 'blackhole' });
+    const { channel, client, log } = managed(proxy.port);
+    channel.manager.connect();
+    await until(channel.state$, (x) => x.state === 'CONNECTING' && x.attempt >= 5);
+    const starts = connecting(log.snapshots);
+    const failures = log.snapshots.filter((x) => x.state === 'TRANSIENT_FAILURE');
+    expect(failures.every((x) => isConnectTimeoutError(x.lastError))).toBe(true);
+    // Deadlines 100, 160, 256, 409.6 ms after each start: cut at the larger of that and 300 ms, never sooner.
+    [300, 300, 300, 409.6].forEach((cut, i) => {
+      const start = starts[i];
+      expect(start?.state === 'CONNECTING' && start.timeoutAt - start.since).toBeCloseTo(cut, 3);
+    });
+    failures.forEach((f, i) => { expect(f.since - starts[i]!.since).toBeGreaterThanOrEqual(300); });
+    expect(log.states()).not.toContain('READY');
+    expect(proxy.accepted).toBeGreaterThanOrEqual(4);
+    // A waitForReady call waiting through it all ends at its own deadline.
+    await expect(echo(client, 'late', new Metadata({ waitForReady: true }), new Date(Date.now() + 200))).rejects.toMatchObject({
+      code: status.DEADLINE_EXCEEDED,
+    });
+  });
+
+  it('black hole, http2Connector: ConnectTimeoutError at max(deadline, minConnectTimeout), READY never', async () => {
+    const s = await server();
+    const proxy = await proxyTo(s.port, { kind: 'blackhole' });
+    const manager = new ConnectionManager({ connector: http2Connector(`http://127.0.0.1:${String(proxy.port)}`), ...FAST });
+    cleanup.push(() => {
+      manager.shutdown();
+    });
+    const log = record(manager.state$);
+    manager.connect();
+    const cut = await until(manager.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 2);
+    expect(isConnectTimeoutError(cut.lastError)).toBe(true);
+    const [first, second] = connecting(log.snapshots);
+    const failures = log.snapshots.filter((x) => x.state === 'TRANSIENT_FAILURE');
+    expect(failures[0]!.since - first!.since).toBeGreaterThanOrEqual(300);
+    expect(failures[1]!.since - second!.since).toBeGreaterThanOrEqual(300);
+    expect(log.states()).not.toContain('READY');
+  });
+
+  it('latency (100 ms each way): READY only once SETTINGS has crossed, then stays READY; calls succeed', async () => {
+    const s = await server();
+    const proxy = await proxyTo(s.port, { kind: 'latency', ms: 100 });
+    const { channel, client, log } = managed(proxy.port);
+    await expect(echo(client, 'slow')).resolves.toEqual({ text: 'slow' });
+    await expect(echo(client, 'again')).resolves.toEqual({ text: 'again' });
+    const [start] = connecting(log.snapshots);
+    const ready = log.snapshots.find((x) => x.state === 'READY')!;
+    expect(ready.since - start!.since).toBeGreaterThanOrEqual(100);
+    expect(log.states()).toEqual(['IDLE', 'CONNECTING', 'READY']);
+    expect(channel.manager.snapshot.state).toBe('READY');
+  });
+
+  it('reset mid-stream: the channel reconnects and a ResilientStream resumes from its cursor; every tick exactly once, in order', async () => {
+    const s = await server({ count: ticker(30, 5) });
+    const proxy = await proxyTo(s.port, { kind: 'reset-after-bytes', bytes: 600 });
+    const { channel, client, log } = managed(proxy.port);
+    // After the first reset the network heals.
+    channel.state$.subscribe((x) => {
+      if (x.state === 'TRANSIENT_FAILURE') void proxy.setFault({ kind: 'pass' });
+    });
+    const stream = new ResilientStream<CountRequest, Tick>({
+      ...FAST,
+      open: (request) => client.count(request, new Metadata({ waitForReady: true })),
+      request: (last) => ({ from: last === undefined ? 0 : last.seq + 1 }),
+    });
+    cleanup.push(() => {
+      stream.close();
+    });
+    const ticks: number[] = [];
+    const done = new Promise<void>((resolve, reject) => {
+      stream.messages$.subscribe({ next: (t) => ticks.push(t.seq), complete: resolve, error: reject });
+    });
+    stream.start();
+    await done;
+    expect(ticks).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    const lost = log.snapshots.find((x) => x.state === 'TRANSIENT_FAILURE' || (x.state === 'IDLE' && x.lastError !== undefined));
+    expect(isConnectionClosedError(lost?.lastError)).toBe(true);
+    expect(log.snapshots.filter((x) => x.state === 'READY')).toHaveLength(2);
+    expect(proxy.accepted).toBe(2);
+  });
+
+  it('accept, then close after 50 ms without forwarding: no attempt reaches READY, the backoff keeps growing', async () => {
+    const s = await server();
+    const proxy = await proxyTo(s.port, { kind: 'close-after', ms: 50 });
+    const { channel, log } = managed(proxy.port);
+    channel.manager.connect();
+    const failed = await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 4);
+    expect(isConnectionFailedError(failed.lastError)).toBe(true);
+    expect(connecting(log.snapshots).map((x) => x.attempt)).toEqual([1, 2, 3, 4]);
+    expect(onSchedule(waitsAfterAttempts(log.snapshots), [100, 160, 256])).toEqual([100, 160, 256]);
+    expect(log.states()).not.toContain('READY');
+  });
+
+  it('stall after SETTINGS: READY, then silence; calls end at their deadline and keepalive declares the connection dead, so the channel reconnects', async () => {
+    const s = await server({
+      serverOptions: { 'grpc.keepalive_permit_without_calls': 1, 'grpc.http2.min_ping_interval_without_data_ms': 10, 'grpc.http2.max_ping_strikes': 0 },
+    });
+    const proxy = await proxyTo(s.port, { kind: 'stall-after-handshake' });
+    const { channel, client, log } = managed(proxy.port, {
+      ...FAST,
+      channelOptions: { 'grpc.keepalive_time_ms': 400, 'grpc.keepalive_timeout_ms': 400, 'grpc.keepalive_permit_without_calls': 1 },
+    });
+    channel.manager.connect();
+    await until(channel.state$, (x) => x.state === 'READY'); // the server's SETTINGS was the last thing to pass
+    await expect(echo(client, 'into the stall', undefined, new Date(Date.now() + 150))).rejects.toMatchObject({ code: status.DEADLINE_EXCEEDED });
+    await proxy.setFault({ kind: 'pass' });
+    const lost = await until(channel.state$, (x) => x.state !== 'READY');
+    expect(isConnectionClosedError(lost.lastError)).toBe(true);
+    await until(channel.state$, (x) => x.state === 'READY');
+    await expect(echo(client, 'healed')).resolves.toEqual({ text: 'healed' });
+    expect(log.snapshots.filter((x) => x.state === 'READY')).toHaveLength(2);
+  });
+
+  it('stall after SETTINGS, http2Connector: an unanswered keepalive PING ends the connection and the manager reconnects', async () => {
+    const s = await server();
+    const proxy = await proxyTo(s.port, { kind: 'stall-after-handshake' });
+    const manager = new ConnectionManager({
+      connector: http2Connector(`http://127.0.0.1:${String(proxy.port)}`, { keepaliveTime: 100, keepaliveTimeout: 100 }),
+      ...FAST,
+    });
+    cleanup.push(() => {
+      manager.shutdown();
+    });
+    manager.connect();
+    await until(manager.state$, (x) => x.state === 'READY');
+    await proxy.setFault({ kind: 'pass' });
+    const lost = await until(manager.state$, (x) => x.state !== 'READY');
+    expect(isKeepaliveTimeoutError(lost.lastError)).toBe(true);
+    await until(manager.state$, (x) => x.state === 'READY');
+  });
+});
+
+describe('a real flapping gRPC server cannot push the attempt rate above the policy', () => {
+  /** A grpc-js server that speaks HTTP/2 (SETTINGS: the client is READY) and drops each connection after `ms`. */
+  async function flappingServer(ms: number): Promise<{ port: number; accepted: () => number }> {
+    const grpc = new Server();
+    grpc.addService(testService, {
+      echo: (call: ServerUnaryCall<EchoRequest, EchoRequest>, callback: sendUnaryData<EchoRequest>) => {
+        callback(null, call.request);
+      },
+      count: () => undefined,
+      chat: () => undefined,
+    });
+    const injector = grpc.createConnectionInjector(ServerCredentials.createInsecure());
+    const sockets = new Set<Socket>();
+    const timers = new Set<ReturnType<typeof setTimeout>>();
+    let accepted = 0;
+    const listener = createServer((socket) => {
+      accepted += 1;
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+      injector.injectConnection(socket);
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        socket.destroy();
+      }, ms);
+      timers.add(timer);
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    cleanup.push(async () => {
+      for (const timer of timers) clearTimeout(timer);
+      for (const socket of sockets) socket.destroy();
+      grpc.forceShutdown();
+      await new Promise((resolve) => listener.close(resolve));
+    });
+    const address = listener.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    return { port: address.port, accepted: () => accepted };
+  }
+
+  it('READY, then dropped after 20 ms: with the minUptime guard, attempts follow the schedule', async () => {
+    const flapping = await flappingServer(20);
+    const { channel, log } = managed(flapping.port, { ...FAST, minUptime: 60_000 });
+    channel.manager.connect();
+    await until(channel.state$, (x) => x.state === 'CONNECTING' && x.attempt >= 6);
+    channel.close();
+    const starts = connecting(log.snapshots).map((x, _, all) => x.since - all[0]!.since);
+    // gRPC's schedule: attempt k starts no sooner than the sum of the nominal waits before it (1 ms of timer rounding each).
+    const nominal = [0, 100, 260, 516, 925.6, 1580.96];
+    starts.forEach((t, k) => { expect(t).toBeGreaterThanOrEqual(nominal[k]! - k); });
+    for (const t of [300, 600, 1000]) expect(starts.filter((x) => x <= t).length).toBeLessThanOrEqual(nominal.filter((x) => x <= t + 6).length);
+    // The connections were real (READY) and short-lived, yet none reset the backoff.
+    const readyAttempts = log.snapshots.filter((x) => x.state === 'READY').map((x) => x.attempt);
+    expect(readyAttempts.length).toBeGreaterThanOrEqual(4);
+    expect(readyAttempts).toEqual(readyAttempts.map((_, i) => i + 1));
+    expect(flapping.accepted()).toBeGreaterThanOrEqual(starts.length - 1); // the last may still be dialling
+    expect(flapping.accepted()).toBeLessThanOrEqual(starts.length);
+  });
+});

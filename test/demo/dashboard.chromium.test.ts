@@ -3,32 +3,18 @@
  * proxies and clients), the page connects to it through redialer in the browser. Skipped, with a
  * notice, where no Chromium is installed. The screenshot is kept in test-results/.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, type Page, chromium } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DemoOutcome, type RunningDemo, runDemo } from '../../demo/run-demo.js';
 import { FAST_SCENARIO } from '../../demo/scenario.js';
 import { buildDemo, root } from './support.js';
+import { hasChromium, launchChromium, noticeIfNoChromium } from '../support/chromium.js';
 
-const CHROMIUM = process.env['REDIALER_CHROMIUM'] ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  console.warn(`redialer: SKIPPING the dashboard's headless Chromium test: no Chromium at ${CHROMIUM} (install Debian's "chromium" package, or set REDIALER_CHROMIUM)`);
-}
+noticeIfNoChromium("the dashboard's headless Chromium test");
 
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 interface Badge {
   state: string;
@@ -118,7 +104,7 @@ describe.skipIf(!hasChromium)('the dashboard in headless Chromium', () => {
   });
 
   it('shows live badges; the page reconnects through redialer as the demo server restarts; Retry now starts an attempt at once', async () => {
-    context = await chromium.launchPersistentContext(profile!, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1200, height: 900 } });
+    context = await launchChromium(profile!, { viewport: { width: 1200, height: 900 } });
     const page = context.pages()[0] ?? (await context.newPage());
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));

@@ -3,21 +3,16 @@
  * "Retry now" starts the next attempt before the wait is over. Skipped, with a notice, where no
  * Chromium is installed.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hasChromium, launchChromium, noticeIfNoChromium } from '../support/chromium.js';
 
-const CHROMIUM = process.env['REDIALER_CHROMIUM'] ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  console.warn(`redialer: SKIPPING the status badge's headless Chromium test: no Chromium at ${CHROMIUM} (install Debian's "chromium" package, or set REDIALER_CHROMIUM)`);
-}
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+noticeIfNoChromium("the status badge's headless Chromium test");
 
 const path = (relative: string): string => fileURLToPath(new URL(relative, import.meta.url));
 
@@ -61,7 +56,7 @@ describe.skipIf(!hasChromium)('examples/status-badge.ts in headless Chromium', (
     await writeFile(join(dir, 'entry.js'), ENTRY);
     const bundle = await build({ entryPoints: [join(dir, 'entry.js')], bundle: true, format: 'iife', platform: 'browser', write: false, logLevel: 'silent', nodePaths: [path('../../node_modules')] });
     const script = bundle.outputFiles[0]!.text;
-    context = await chromium.launchPersistentContext(join(dir, 'profile'), { executablePath: CHROMIUM, headless: true, args: ARGS });
+    context = await launchChromium(join(dir, 'profile'));
     const page = context.pages()[0] ?? (await context.newPage());
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));

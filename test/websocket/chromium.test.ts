@@ -3,7 +3,6 @@
  * with the browser's native WebSocket, and reconnects through redialer after the server restarts.
  * Skipped, with a notice, where no Chromium is installed.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,26 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestServer, startServer } from './support/ws-server.js';
+import { hasChromium, launchChromium, noticeIfNoChromium } from '../support/chromium.js';
 
-const CHROMIUM = process.env['REDIALER_CHROMIUM'] ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  console.warn(`redialer: SKIPPING the headless Chromium test: no Chromium at ${CHROMIUM} (install Debian's "chromium" package, or set REDIALER_CHROMIUM)`);
-}
+noticeIfNoChromium('the headless Chromium test');
 
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 const PAGE = (wsUrl: string) => `<!doctype html>
 <meta charset="utf-8">
@@ -113,11 +99,7 @@ describe('in headless Chromium', () => {
       await new Promise((resolve) => http?.once('listening', resolve));
       const pageUrl = `http://127.0.0.1:${String((http.address() as AddressInfo).port)}/`;
 
-      context = await chromium.launchPersistentContext(join(bundleDir, 'profile'), {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ARGS,
-      });
+      context = await launchChromium(join(bundleDir, 'profile'));
       const page = context.pages()[0] ?? (await context.newPage());
       const pageErrors: string[] = [];
       page.on('pageerror', (error) => pageErrors.push(error.message));

@@ -223,10 +223,19 @@ export class ConnectionManager<C = unknown> {
         this.#timer?.unsubscribe();
         const { scheduler } = this.#options;
         const at = effect.at;
-        this.#timer = scheduler.schedule(() => {
+        // Host timers may fire a millisecond early by the scheduler's clock (Node's timers run on a
+        // monotonic clock, Date.now() on the wall clock): re-arm for the rest, so that no attempt is
+        // cut, and none starts, before its time.
+        const fire = (): void => {
+          const remaining = at - scheduler.now();
+          if (remaining > 0) {
+            this.#timer = scheduler.schedule(fire, remaining);
+            return;
+          }
           this.#timer = undefined;
           this.#dispatch({ type: 'timer', at });
-        }, Math.max(0, at - scheduler.now()));
+        };
+        this.#timer = scheduler.schedule(fire, Math.max(0, at - scheduler.now()));
         return;
       }
       case 'clear-timer':

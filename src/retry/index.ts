@@ -2,15 +2,20 @@
  * Retrying operations safely: transient/permanent classification, server hints (Retry-After, gRPC
  * pushback), idempotency, deadlines, retry budgets, an RxJS operator, an RFC 6298 timeout estimator
  * and metrics. Runs in browsers and Node.
+ *
+ * The source is grouped by concern: `core/` (the `retry` loop, the `retryBackoff` operator, events and
+ * errors), `policy/` (options, the per-failure decision, gRPC's retry policy), `classification/`
+ * (transient or permanent, idempotency), `hints/` (Retry-After, gRPC pushback), `budgets/`,
+ * `metrics/` and `timeouts/`. Every public name is exported from this one entry point.
  * @module redialer/retry
  */
-export { retry, type RetryOptions, type RetryAttemptContext, type AdaptiveTimeout } from './retry.js';
-export { resolveRetryPolicy, type RetryPolicyOptions, type ResolvedRetryPolicy } from './retry-options.js';
-export { decideRetry, serverHint, type RetryDecision, type RetryLoopState, type DecisionEnv } from './retry-decision.js';
-export { RetryError, isRetryError, type GiveUpReason } from './retry-error.js';
-export { AttemptTimeoutError, isAttemptTimeoutError } from './attempt-timeout-error.js';
-export { markRetriesExhausted, isRetriesExhausted } from './retries-exhausted.js';
-export { HttpResponseError, isHttpResponseError, type ResponseLike } from './http-response-error.js';
+export { retry, type RetryOptions, type RetryAttemptContext, type AdaptiveTimeout } from './core/retry.js';
+export { resolveRetryPolicy, type RetryPolicyOptions, type ResolvedRetryPolicy } from './policy/retry-options.js';
+export { decideRetry, serverHint, type RetryDecision, type RetryLoopState, type DecisionEnv } from './policy/retry-decision.js';
+export { RetryError, isRetryError, type GiveUpReason } from './core/retry-error.js';
+export { AttemptTimeoutError, isAttemptTimeoutError } from './timeouts/attempt-timeout-error.js';
+export { markRetriesExhausted, isRetriesExhausted } from './core/retries-exhausted.js';
+export { HttpResponseError, isHttpResponseError, type ResponseLike } from './classification/http-response-error.js';
 export {
   classify,
   createClassifier,
@@ -26,11 +31,11 @@ export {
   type ClassifierRule,
   type ClassifierOptions,
   type SentVerdict,
-} from './classify.js';
-export { GrpcStatus, grpcStatusName, toGrpcStatusCode, type GrpcStatusCode, type GrpcStatusName } from './grpc-status.js';
-export { parseRetryAfter, readRetryAfter, parseHttpDate } from './retry-after.js';
-export { readHeader, type HeaderSource } from './header-lookup.js';
-export { parseGrpcPushback, readGrpcPushback, GRPC_PUSHBACK_KEY, type GrpcPushback } from './grpc-pushback.js';
+} from './classification/classify.js';
+export { GrpcStatus, grpcStatusName, toGrpcStatusCode, type GrpcStatusCode, type GrpcStatusName } from './classification/grpc-status.js';
+export { parseRetryAfter, readRetryAfter, parseHttpDate } from './hints/retry-after.js';
+export { readHeader, type HeaderSource } from './hints/header-lookup.js';
+export { parseGrpcPushback, readGrpcPushback, GRPC_PUSHBACK_KEY, type GrpcPushback } from './hints/grpc-pushback.js';
 export {
   maySendAgain,
   hasPrecondition,
@@ -38,7 +43,7 @@ export {
   IDEMPOTENCY_KINDS,
   PRECONDITION_HEADERS,
   type Idempotency,
-} from './idempotency.js';
+} from './classification/idempotency.js';
 export {
   tokenBucketBudget,
   ratioBudget,
@@ -47,15 +52,15 @@ export {
   type TokenBucketBudgetOptions,
   type RatioBudget,
   type RatioBudgetOptions,
-} from './retry-budget.js';
+} from './budgets/retry-budget.js';
 export {
   grpcRetryPolicy,
   grpcRetryBackoff,
   GRPC_MAX_ATTEMPTS_LIMIT,
   type GrpcRetryPolicyOptions,
   type GrpcRetryBackoffOptions,
-} from './grpc-retry-policy.js';
-export type { RetryEvent, RetryEventSink, DelaySource } from './retry-event.js';
+} from './policy/grpc-retry-policy.js';
+export type { RetryEvent, RetryEventSink, DelaySource } from './core/retry-event.js';
 export {
   rtoEstimator,
   RtoEstimator,
@@ -63,15 +68,15 @@ export {
   RFC6298,
   type RtoEstimatorOptions,
   type RttSampleOptions,
-} from './rto-estimator.js';
-export { retryBackoff, type RetryBackoffOptions } from './retry-backoff.js';
+} from './timeouts/rto-estimator.js';
+export { retryBackoff, type RetryBackoffOptions } from './core/retry-backoff.js';
 export {
   RetryMetrics,
   type RetryMetricsOptions,
   type RetryMetricsSnapshot,
   type RetryCounts,
   type RetryRatioCrossing,
-} from './retry-metrics.js';
+} from './metrics/retry-metrics.js';
 export type {
   MeterLike,
   CounterLike,
@@ -79,6 +84,6 @@ export type {
   ObservableResultLike,
   InstrumentOptionsLike,
   MetricAttributes,
-} from './meter-like.js';
-export { recordConnectionAttempts, connectionEvents } from './connection-attempt-metrics.js';
-export { budgetedConnector, RetryThrottledError, isRetryThrottledError } from './budgeted-connector.js';
+} from './metrics/meter-like.js';
+export { recordConnectionAttempts, connectionEvents } from './metrics/connection-attempt-metrics.js';
+export { budgetedConnector, RetryThrottledError, isRetryThrottledError } from './budgets/budgeted-connector.js';

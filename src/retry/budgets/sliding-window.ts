@@ -3,7 +3,7 @@
  * no timer runs, so a window never holds a process open and never needs disposing.
  * @module
  */
-import { checkNumber } from '../validate.js';
+import { checkNumber } from '../../validate.js';
 
 /** Counts of named events over the last `window` milliseconds (to the resolution of one bucket). */
 export class SlidingWindow<K extends string> {

@@ -2,7 +2,7 @@
  * Idempotency: whether an operation may be sent again after a failure that may have reached the server.
  * @module
  */
-import { readHeader } from './header-lookup.js';
+import { readHeader } from '../hints/header-lookup.js';
 import type { SentVerdict } from './classify.js';
 
 /**

@@ -4,9 +4,9 @@
  * @module
  */
 import { Observable } from 'rxjs';
-import type { Connector } from '../connector.js';
-import { isPermanentError } from '../errors/permanent-error.js';
-import { brand, hasBrand } from '../errors/brand.js';
+import type { Connector } from '../../connector.js';
+import { isPermanentError } from '../../errors/permanent-error.js';
+import { brand, hasBrand } from '../../errors/brand.js';
 import type { RetryBudget } from './retry-budget.js';
 
 /** A connection attempt refused by the retry budget before anything was sent. */

@@ -1,4 +1,4 @@
-import { brand, hasBrand } from '../errors/brand.js';
+import { brand, hasBrand } from '../../errors/brand.js';
 
 /** The part of a fetch `Response` (or a Node `IncomingMessage`) that {@link HttpResponseError} keeps. */
 export interface ResponseLike {

@@ -4,13 +4,13 @@
  * tests need no clock.
  * @module
  */
-import { type Backoff, clampDelay } from '../backoff/backoff.js';
-import { type Classification, grpcCodeOf } from './classify.js';
-import { type GrpcPushback, readGrpcPushback } from './grpc-pushback.js';
-import { maySendAgain } from './idempotency.js';
-import { readRetryAfter } from './retry-after.js';
-import type { GiveUpReason } from './retry-error.js';
-import type { DelaySource } from './retry-event.js';
+import { type Backoff, clampDelay } from '../../backoff/backoff.js';
+import { type Classification, grpcCodeOf } from '../classification/classify.js';
+import { type GrpcPushback, readGrpcPushback } from '../hints/grpc-pushback.js';
+import { maySendAgain } from '../classification/idempotency.js';
+import { readRetryAfter } from '../hints/retry-after.js';
+import type { GiveUpReason } from '../core/retry-error.js';
+import type { DelaySource } from '../core/retry-event.js';
 import type { ResolvedRetryPolicy } from './retry-options.js';
 
 /** Where a retry loop stands after a failed attempt. */

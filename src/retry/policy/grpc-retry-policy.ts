@@ -3,9 +3,9 @@
  * retryable status codes of a service config's `retryPolicy`.
  * @module
  */
-import { type Backoff, type BackoffPolicy, MAX_DELAY_MS, type RandomSource, clampDelay, uniform } from '../backoff/backoff.js';
-import { checkNumber, checkOptionsObject, describeValue } from '../validate.js';
-import { createClassifier } from './classify.js';
+import { type Backoff, type BackoffPolicy, MAX_DELAY_MS, type RandomSource, clampDelay, uniform } from '../../backoff/backoff.js';
+import { checkNumber, checkOptionsObject, describeValue } from '../../validate.js';
+import { createClassifier } from '../classification/classify.js';
 import type { RetryPolicyOptions } from './retry-options.js';
 
 /** gRFC A6 caps `maxAttempts`: larger values are treated as 5. */

@@ -1,4 +1,4 @@
-import { brand, hasBrand } from '../errors/brand.js';
+import { brand, hasBrand } from '../../errors/brand.js';
 
 /**
  * An attempt was cut by the retry loop's own per-attempt timer. The attempt's signal is aborted with

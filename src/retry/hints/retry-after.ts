@@ -6,7 +6,7 @@
  * day name is not checked against the date, in the robustness the RFC encourages for timestamps.
  * @module
  */
-import { MAX_DELAY_MS } from '../backoff/backoff.js';
+import { MAX_DELAY_MS } from '../../backoff/backoff.js';
 import { readHeader } from './header-lookup.js';
 
 const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';

@@ -4,8 +4,8 @@
  * @module
  */
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import type { BackoffPolicy, RandomSource } from '../backoff/backoff.js';
-import { exponentialBackoff } from '../backoff/exponential-backoff.js';
+import type { BackoffPolicy, RandomSource } from '../../backoff/backoff.js';
+import { exponentialBackoff } from '../../backoff/exponential-backoff.js';
 import {
   checkOptionsObject,
   describeValue,
@@ -13,11 +13,11 @@ import {
   optionalChoice,
   optionalFunction,
   optionalNumber,
-} from '../validate.js';
-import { type Classifier, classify as defaultClassify } from './classify.js';
-import { IDEMPOTENCY_KINDS, type Idempotency } from './idempotency.js';
-import type { RetryBudget } from './retry-budget.js';
-import type { RetryEventSink } from './retry-event.js';
+} from '../../validate.js';
+import { type Classifier, classify as defaultClassify } from '../classification/classify.js';
+import { IDEMPOTENCY_KINDS, type Idempotency } from '../classification/idempotency.js';
+import type { RetryBudget } from '../budgets/retry-budget.js';
+import type { RetryEventSink } from '../core/retry-event.js';
 
 /** Options shared by every retry loop; every time is in milliseconds. */
 export interface RetryPolicyOptions {

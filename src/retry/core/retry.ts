@@ -5,13 +5,13 @@
  * @module
  */
 import type { Subscription } from 'rxjs';
-import type { Backoff } from '../backoff/backoff.js';
-import { describeValue } from '../validate.js';
-import { AttemptTimeoutError } from './attempt-timeout-error.js';
+import type { Backoff } from '../../backoff/backoff.js';
+import { describeValue } from '../../validate.js';
+import { AttemptTimeoutError } from '../timeouts/attempt-timeout-error.js';
 import { handleFailure } from './handle-failure.js';
 import { RetryError } from './retry-error.js';
 import { emit } from './retry-event.js';
-import { type ResolvedRetryPolicy, type RetryPolicyOptions, resolveRetryPolicy } from './retry-options.js';
+import { type ResolvedRetryPolicy, type RetryPolicyOptions, resolveRetryPolicy } from '../policy/retry-options.js';
 
 /** What each attempt receives. */
 export interface RetryAttemptContext {

@@ -1,4 +1,4 @@
-import { brand, hasBrand } from '../errors/brand.js';
+import { brand, hasBrand } from '../../errors/brand.js';
 import { markRetriesExhausted } from './retries-exhausted.js';
 
 /**

@@ -3,12 +3,12 @@
  * failure, charge the budget, run the pure decision, report the event, and say what to do next.
  * @module
  */
-import type { Backoff } from '../backoff/backoff.js';
+import type { Backoff } from '../../backoff/backoff.js';
 import { markRetriesExhausted } from './retries-exhausted.js';
-import { decideRetry } from './retry-decision.js';
+import { decideRetry } from '../policy/retry-decision.js';
 import { RetryError } from './retry-error.js';
 import { emit } from './retry-event.js';
-import type { ResolvedRetryPolicy } from './retry-options.js';
+import type { ResolvedRetryPolicy } from '../policy/retry-options.js';
 
 /** What follows a failure: wait and retry, or throw `error` (the original, or a RetryError). */
 export type FailureOutcome =

@@ -5,7 +5,7 @@
  * client not to retry at all.
  * @module
  */
-import { MAX_DELAY_MS } from '../backoff/backoff.js';
+import { MAX_DELAY_MS } from '../../backoff/backoff.js';
 import { readHeader } from './header-lookup.js';
 
 /** The metadata key of gRPC's server pushback. */

@@ -4,11 +4,11 @@
  * its reason in words, so that a failure that is not retried says why.
  * @module
  */
-import { isPermanentError } from '../errors/permanent-error.js';
-import { describeValue } from '../validate.js';
-import { isAttemptTimeoutError } from './attempt-timeout-error.js';
+import { isPermanentError } from '../../errors/permanent-error.js';
+import { describeValue } from '../../validate.js';
+import { isAttemptTimeoutError } from '../timeouts/attempt-timeout-error.js';
 import { GrpcStatus, grpcStatusName, toGrpcStatusCode } from './grpc-status.js';
-import { isRetriesExhausted } from './retries-exhausted.js';
+import { isRetriesExhausted } from '../core/retries-exhausted.js';
 
 /**
  * Whether a failed attempt may have reached the server: `no` when the failure proves that nothing

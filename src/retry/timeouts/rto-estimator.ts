@@ -5,7 +5,7 @@
  * holds one for a destination and plugs into `retry({ attemptTimeout })`.
  * @module
  */
-import { checkNumber, checkOptionsObject, optionalNumber } from '../validate.js';
+import { checkNumber, checkOptionsObject, optionalNumber } from '../../validate.js';
 
 /** RFC 6298's constants: K = 4, alpha = 1/8, beta = 1/4. */
 export const RFC6298 = Object.freeze({ K: 4, alpha: 1 / 8, beta: 1 / 4, initialRto: 1000, minRto: 1000, maxRtoAtLeast: 60_000 });

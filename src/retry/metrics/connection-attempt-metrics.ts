@@ -7,9 +7,9 @@
  * @module
  */
 import type { Observable, Subscription } from 'rxjs';
-import type { ConnectionSnapshot } from '../connection-snapshot.js';
-import type { RetryEvent, RetryEventSink } from './retry-event.js';
-import { emit } from './retry-event.js';
+import type { ConnectionSnapshot } from '../../connection-snapshot.js';
+import type { RetryEvent, RetryEventSink } from '../core/retry-event.js';
+import { emit } from '../core/retry-event.js';
 
 function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);

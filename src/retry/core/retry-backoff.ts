@@ -5,11 +5,11 @@
  * @module
  */
 import { defer, type MonoTypeOperatorFunction, type Observable, retry as rxRetry, tap, throwError, timer } from 'rxjs';
-import type { Backoff } from '../backoff/backoff.js';
-import { checkOptionsObject, optionalBoolean } from '../validate.js';
+import type { Backoff } from '../../backoff/backoff.js';
+import { checkOptionsObject, optionalBoolean } from '../../validate.js';
 import { handleFailure } from './handle-failure.js';
 import { emit } from './retry-event.js';
-import { type RetryPolicyOptions, resolveRetryPolicy } from './retry-options.js';
+import { type RetryPolicyOptions, resolveRetryPolicy } from '../policy/retry-options.js';
 
 /** Options of {@link retryBackoff}. */
 export interface RetryBackoffOptions extends RetryPolicyOptions {

@@ -6,10 +6,10 @@
  * @module
  */
 import { asyncScheduler, BehaviorSubject, type Observable } from 'rxjs';
-import { checkOptionsObject, describeValue, optionalFunction, optionalNumber } from '../validate.js';
+import { checkOptionsObject, describeValue, optionalFunction, optionalNumber } from '../../validate.js';
 import type { CounterLike, MeterLike, MetricAttributes, ObservableGaugeLike, ObservableResultLike } from './meter-like.js';
-import type { RetryEvent, RetryEventSink } from './retry-event.js';
-import { SlidingWindow } from './sliding-window.js';
+import type { RetryEvent, RetryEventSink } from '../core/retry-event.js';
+import { SlidingWindow } from '../budgets/sliding-window.js';
 
 /** Counts of one kind of event. */
 export interface RetryCounts {

@@ -5,7 +5,7 @@
  * @module
  */
 import { asyncScheduler } from 'rxjs';
-import { checkNumber, checkOptionsObject, optionalNumber } from '../validate.js';
+import { checkNumber, checkOptionsObject, optionalNumber } from '../../validate.js';
 import { SlidingWindow } from './sliding-window.js';
 
 /** What a retry loop tells a budget, and asks it. */

@@ -87,8 +87,8 @@ if (wanted('overhead')) {
 }
 
 if (wanted('loopback')) {
-  say('loopback: grpc-js server restart');
-  report.loopback = await runLoopback({ connections: quick ? 100 : 1000, downtime: quick ? 1000 : 3000 });
+  say('loopback: grpc-js server restart through the real adapters');
+  report.loopback = await runLoopback({ sizes: quick ? [100] : [1000, 5000], downtime: quick ? 1000 : 3000, runs: quick ? 1 : 3, say });
   write('loopback.json', `${JSON.stringify(report.loopback, null, 1)}\n`);
 }
 

@@ -1,25 +1,39 @@
 /**
- * Loopback reality check: many redialer-managed HTTP/2 connections, then as many plain grpc-js
- * channels, to one real grpc-js server (in a child process) that restarts. Measures the time from the
- * server's return until every connection is READY again, and the client process's CPU meanwhile.
+ * Loopback reality check through the real adapters: many connections to one real grpc-js server (in
+ * a child process) that restarts, once through redialer's `http2Connector`, once through
+ * `ManagedChannel`, and once as plain grpc-js channels. Measures the time from the server's return
+ * until every connection is READY again, the client process's CPU per reconnected connection, and the
+ * client's event-loop delay (p99) from the restart until all are READY. Each size runs several times
+ * and reports the median and the range.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Channel, connectivityState, credentials } from '@grpc/grpc-js';
 import { ConnectionManager } from '../../src/connection-manager.js';
-import { http2Connector } from './http2-connector.js';
+import type { ConnectionSnapshot } from '../../src/connection-snapshot.js';
+import { http2Connector } from '../../src/grpc/http2-connector.js';
+import { ManagedChannel } from '../../src/grpc/managed-channel.js';
 
+/** One fleet, one run. */
+export interface LoopbackRun {
+  /** ms from the server's return until half the connections were READY. */
+  readonly halfReadyAfter: number;
+  /** ms from the server's return until the last connection was READY. */
+  readonly allReadyAfter: number;
+  /** Client-process CPU (user + system) from the restart until all READY, ms. */
+  readonly cpuMs: number;
+  /** The client's event-loop delay, 99th percentile, from the restart until all READY, ms. */
+  readonly loopDelayP99: number;
+}
+
+/** A fleet's figures over several runs. */
 export interface LoopbackFigure {
   readonly subject: string;
   readonly connections: number;
   /** ms the server was down. */
   readonly downtime: number;
-  /** ms from the server's return until the last connection was READY. */
-  readonly allReadyAfter: number;
-  /** ms from the server's return until half were READY. */
-  readonly halfReadyAfter: number;
-  /** Client-process CPU (user + system) from the restart until all READY, ms. */
-  readonly cpuMs: number;
+  readonly runs: readonly LoopbackRun[];
 }
 
 interface Reply {
@@ -73,13 +87,15 @@ interface Fleet {
   close(): void;
 }
 
-async function measure(subject: string, server: ServerProcess, port: number, connections: number, downtime: number, fleet: Fleet): Promise<LoopbackFigure> {
-  await until(() => fleet.readyCount() === connections, 60_000, `${subject}: first connections`);
+async function measure(subject: string, server: ServerProcess, port: number, connections: number, downtime: number, fleet: Fleet): Promise<LoopbackRun> {
+  await until(() => fleet.readyCount() === connections, 120_000, `${subject}: first connections`);
   // Stay up past redialer's minUptime (5 s), so that the loss resets the backoff as a long-lived connection's would.
   await sleep(6000);
   const cpu = process.cpuUsage();
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   await server.stop();
-  await until(() => fleet.readyCount() === 0, 30_000, `${subject}: connections to drop`);
+  await until(() => fleet.readyCount() === 0, 60_000, `${subject}: connections to drop`);
   await sleep(downtime);
   await server.start(port);
   const up = performance.now();
@@ -90,32 +106,59 @@ async function measure(subject: string, server: ServerProcess, port: number, con
       if (half < 0 && n * 2 >= connections) half = performance.now() - up;
       return n === connections;
     },
-    180_000,
+    240_000,
     `${subject}: reconnection`,
   );
   const allReadyAfter = performance.now() - up;
   const used = process.cpuUsage(cpu);
+  loop.disable();
   fleet.close();
-  return { subject, connections, downtime, allReadyAfter, halfReadyAfter: half, cpuMs: (used.user + used.system) / 1000 };
+  return { allReadyAfter, halfReadyAfter: half, cpuMs: (used.user + used.system) / 1000, loopDelayP99: loop.percentile(99) / 1e6 };
 }
 
-function redialerFleet(authority: string, connections: number): Fleet {
+/** Counts READY connections from redialer snapshots. */
+function readyCounter(): { count: () => number; watch: (s: ConnectionSnapshot, was: boolean) => boolean } {
   let ready = 0;
+  return {
+    count: () => ready,
+    watch: (s, was) => {
+      const now = s.state === 'READY';
+      if (now !== was) ready += now ? 1 : -1;
+      return now;
+    },
+  };
+}
+
+function connectorFleet(authority: string, connections: number): Fleet {
+  const counter = readyCounter();
   const managers = Array.from({ length: connections }, () => {
     const m = new ConnectionManager({ connector: http2Connector(authority) });
     let isReady = false;
-    m.state$.subscribe((s) => {
-      const now = s.state === 'READY';
-      if (now !== isReady) ready += now ? 1 : -1;
-      isReady = now;
-    });
+    m.state$.subscribe((s) => (isReady = counter.watch(s, isReady)));
     m.connect();
     return m;
   });
   return {
-    readyCount: () => ready,
+    readyCount: counter.count,
     close: () => {
       for (const m of managers) m.shutdown();
+    },
+  };
+}
+
+function managedChannelFleet(target: string, connections: number): Fleet {
+  const counter = readyCounter();
+  const channels = Array.from({ length: connections }, () => {
+    const c = new ManagedChannel(target, credentials.createInsecure());
+    let isReady = false;
+    c.state$.subscribe((s) => (isReady = counter.watch(s, isReady)));
+    c.getConnectivityState(true);
+    return c;
+  });
+  return {
+    readyCount: counter.count,
+    close: () => {
+      for (const c of channels) c.close();
     },
   };
 }
@@ -147,15 +190,40 @@ function grpcFleet(target: string, connections: number): Fleet {
   };
 }
 
-export async function runLoopback({ connections, downtime }: { connections: number; downtime: number }): Promise<LoopbackFigure[]> {
+/** Options of {@link runLoopback}. */
+export interface LoopbackOptions {
+  /** Fleet sizes, each run for every subject. */
+  readonly sizes: readonly number[];
+  /** ms the server stays down. */
+  readonly downtime: number;
+  /** Runs per subject and size (median and range are reported). */
+  readonly runs: number;
+  /** Progress lines. */
+  readonly say?: (line: string) => void;
+}
+
+export async function runLoopback({ sizes, downtime, runs, say }: LoopbackOptions): Promise<LoopbackFigure[]> {
   const server = new ServerProcess();
   try {
     const port = await server.start(0);
-    const authority = `http://127.0.0.1:${String(port)}`;
+    const subjects: [string, (n: number) => Fleet][] = [
+      ['redialer http2Connector', (n) => connectorFleet(`http://127.0.0.1:${String(port)}`, n)],
+      ['redialer ManagedChannel', (n) => managedChannelFleet(`127.0.0.1:${String(port)}`, n)],
+      ['plain @grpc/grpc-js channels', (n) => grpcFleet(`127.0.0.1:${String(port)}`, n)],
+    ];
     const figures: LoopbackFigure[] = [];
-    figures.push(await measure('redialer + HTTP/2 connector', server, port, connections, downtime, redialerFleet(authority, connections)));
-    await sleep(500);
-    figures.push(await measure('plain @grpc/grpc-js channels', server, port, connections, downtime, grpcFleet(`127.0.0.1:${String(port)}`, connections)));
+    for (const connections of sizes) {
+      const results = new Map<string, LoopbackRun[]>(subjects.map(([name]) => [name, []]));
+      // Subjects take turns within each round, so that a drift of the machine's load hits all alike.
+      for (let run = 0; run < runs; run++) {
+        for (const [name, fleet] of subjects) {
+          say?.(`loopback: ${name}, ${String(connections)} connections, run ${String(run + 1)}/${String(runs)}`);
+          results.get(name)?.push(await measure(name, server, port, connections, downtime, fleet(connections)));
+          await sleep(500);
+        }
+      }
+      for (const [name] of subjects) figures.push({ subject: name, connections, downtime, runs: results.get(name) ?? [] });
+    }
     return figures;
   } finally {
     server.close();

@@ -12,7 +12,7 @@ import type { ConnectionSnapshot, ShutdownReason } from './connection-snapshot.j
 import { type ConnectivityState, isAllowedTransition } from './connectivity-state.js';
 import { ConnectTimeoutError } from './errors/connect-timeout-error.js';
 import { ConnectionClosedError } from './errors/connection-closed-error.js';
-import { isPermanentError } from './errors/permanent-error.js';
+import { PermanentError, isPermanentError } from './errors/permanent-error.js';
 import { isRetryAfterError } from './errors/retry-after-error.js';
 import { ShutdownError } from './errors/shutdown-error.js';
 
@@ -29,6 +29,8 @@ export interface MachineState<C> {
   readonly attemptId: number;
   /** When the one timer fires (attempt cut in CONNECTING, next attempt in TRANSIENT_FAILURE). */
   readonly timerAt: number | undefined;
+  /** Attempts are on hold (`pause()`, e.g. while offline) until `resume()`. */
+  readonly paused: boolean;
 }
 
 /** Everything that can happen to a manager. */
@@ -39,6 +41,8 @@ export type MachineEvent<C> =
   | { readonly type: 'timer'; readonly at: number }
   | { readonly type: 'reset-backoff' }
   | { readonly type: 'idle' }
+  | { readonly type: 'pause' }
+  | { readonly type: 'resume' }
   | { readonly type: 'shutdown' };
 
 /** Work for the runner. */
@@ -58,6 +62,11 @@ export interface MachineEnv {
   readonly minConnectTimeout: number;
   readonly minUptime: number;
   readonly autoReconnect: boolean;
+  /**
+   * Retries after the first attempt of a backoff cycle; when an attempt fails (or a connection is
+   * lost before minUptime) with none left, the machine gives up. @defaultValue Infinity
+   */
+  readonly maxRetries?: number;
 }
 
 /** The outcome of one event. A no-op returns the same `state` object and no effects. */
@@ -81,6 +90,7 @@ export function initialState<C>(now: number): MachineState<C> {
     deadline: -Infinity,
     attemptId: 0,
     timerAt: undefined,
+    paused: false,
   };
 }
 
@@ -171,10 +181,9 @@ function startAttempt<C>(m: MachineState<C>, env: MachineEnv, detail: string): T
 
 /** An attempt failed (or was cut): wait until its deadline, measured from its start. */
 function attemptFailed<C>(m: MachineState<C>, env: MachineEnv, error: unknown, extra: Effect[], detail: string): Transition<C> {
-  if (isPermanentError(error)) {
-    const shut = shutdownWith(m, env, 'permanent-failure', error, `permanent failure: ${error.message}`);
-    return { ...shut, effects: [...extra, ...shut.effects] };
-  }
+  const final = giveUp(m, env, error, extra);
+  if (final !== undefined) return final;
+  if (m.paused) return park(m, env, error, extra, `${detail}; attempts paused until resume()`);
   const nextAttemptAt = Math.max(env.now, m.deadline, env.now + serverDelay(error));
   const state = enter(m, { timerAt: nextAttemptAt }, {
     state: 'TRANSIENT_FAILURE',
@@ -191,16 +200,43 @@ function attemptFailed<C>(m: MachineState<C>, env: MachineEnv, error: unknown, e
 }
 
 /**
+ * The end of trying: a permanent error, or (when `counted`) a failed attempt that used the last of
+ * `maxRetries`. Undefined when the machine goes on.
+ */
+function giveUp<C>(m: MachineState<C>, env: MachineEnv, error: unknown, extra: Effect[], counted = true): Transition<C> | undefined {
+  let final: unknown;
+  if (isPermanentError(error)) final = error;
+  else if (counted && m.snapshot.attempt > (env.maxRetries ?? Infinity)) {
+    const retries = String(env.maxRetries);
+    final = new PermanentError(`redialer: gave up after ${retries} retries (option "maxRetries")`, { cause: error });
+  }
+  if (final === undefined) return undefined;
+  const shut = shutdownWith(m, env, 'permanent-failure', final, `permanent failure: ${(final as Error).message}`);
+  return { ...shut, effects: [...extra, ...shut.effects] };
+}
+
+/** Attempts are paused: hold in IDLE (the snapshot says `paused`) until `resume()` starts the next one. */
+function park<C>(m: MachineState<C>, env: MachineEnv, error: unknown, extra: Effect[], detail: string): Transition<C> {
+  const state = enter(m, { timerAt: undefined }, {
+    state: 'IDLE',
+    since: env.now,
+    attempt: m.snapshot.attempt,
+    lastError: error,
+    paused: true,
+  });
+  return { state, effects: [...extra, ...timerEffects(m)], detail };
+}
+
+/**
  * A READY connection ended (lost, or closed by `idle()`). If it stayed up for minUptime, the backoff
  * resets; otherwise it counts as a failed attempt and the backoff keeps growing.
  */
 function connectionEnded<C>(m: MachineState<C>, env: MachineEnv, error: unknown, goIdle: boolean, extra: Effect[], detail: string): Transition<C> {
-  if (isPermanentError(error)) {
-    const shut = shutdownWith(m, env, 'permanent-failure', error, `permanent failure: ${error.message}`);
-    return { ...shut, effects: [...extra, ...shut.effects] };
-  }
   const uptime = env.now - m.snapshot.since;
   const stable = uptime >= env.minUptime;
+  const reconnects = !goIdle && env.autoReconnect;
+  const final = giveUp(m, env, error, extra, reconnects && !stable);
+  if (final !== undefined) return final;
   let nextAttemptAt = Math.max(env.now, m.deadline);
   if (stable) {
     // Even after a reset, never start sooner than one fresh first wait after the last attempt began.
@@ -214,10 +250,11 @@ function connectionEnded<C>(m: MachineState<C>, env: MachineEnv, error: unknown,
   const patch: Partial<MachineState<C>> = stable ? { backoff: undefined } : {};
   const attempt = stable ? 0 : m.snapshot.attempt;
   const why = `${detail} after ${String(uptime)} ms (${stable ? 'backoff reset' : `under minUptime ${String(env.minUptime)} ms: counts as a failure`})`;
-  if (goIdle || !env.autoReconnect) {
+  if (!reconnects) {
     const state = enter(m, { ...patch, timerAt: undefined }, { state: 'IDLE', since: env.now, attempt, lastError: error });
     return { state, effects: extra, detail: why };
   }
+  if (m.paused) return park({ ...m, ...patch, snapshot: { ...m.snapshot, attempt } }, env, error, extra, `${why}; attempts paused until resume()`);
   const state = enter(m, { ...patch, timerAt: nextAttemptAt }, {
     state: 'TRANSIENT_FAILURE',
     since: env.now,
@@ -232,10 +269,33 @@ function connectionEnded<C>(m: MachineState<C>, env: MachineEnv, error: unknown,
   };
 }
 
+function isParked(m: MachineState<unknown>): boolean {
+  return m.snapshot.state === 'IDLE' && m.snapshot.paused === true;
+}
+
+function flag<C>(m: MachineState<C>, detail: string): Transition<C> {
+  return { state: m, effects: [], detail };
+}
+
 const HANDLERS: HandlerTable = {
   IDLE: {
-    connect: (m, _e, env) => startAttempt(m, env, 'connection requested'),
+    connect: (m, _e, env) => {
+      if (!m.paused) return startAttempt(m, env, 'connection requested');
+      if (isParked(m)) return noop(m, 'connect in IDLE: already waiting for resume()');
+      return park(m, env, m.snapshot.lastError, [], 'connection requested; attempts paused until resume()');
+    },
     'reset-backoff': (m) => ({ state: { ...m, backoff: undefined }, effects: [], detail: 'backoff reset' }),
+    pause: (m) => flag({ ...m, paused: true }, 'paused: no attempt until resume()'),
+    idle: (m, _e, env) => {
+      if (!isParked(m)) return noop(m, `idle in IDLE: ${NOT_APPLICABLE.idle}`);
+      const state = enter(m, {}, { state: 'IDLE', since: env.now, attempt: m.snapshot.attempt, lastError: m.snapshot.lastError });
+      return { state, effects: [], detail: 'went idle; no longer waiting for resume()' };
+    },
+    resume: (m, _e, env) => {
+      const resumed = { ...m, paused: false };
+      // Back from a pause (e.g. online again): the wait so far says nothing about the server.
+      return isParked(m) ? startAttempt({ ...resumed, backoff: undefined }, env, 'resumed') : flag(resumed, 'resumed');
+    },
   },
   CONNECTING: {
     established: (m, e, env) => {
@@ -267,6 +327,8 @@ const HANDLERS: HandlerTable = {
       const state = enter(m, { backoff: undefined, deadline, timerAt: timeoutAt }, { ...snapshot, timeoutAt });
       return { state, effects: [{ type: 'set-timer', at: timeoutAt }], detail: `backoff reset; cut moved to +${String(timeoutAt - env.now)} ms` };
     },
+    pause: (m) => flag({ ...m, paused: true }, 'paused: if this attempt fails, no new one until resume()'),
+    resume: (m) => flag({ ...m, paused: false }, 'resumed'),
     idle: (m, _e, env) => {
       const state = enter(m, { timerAt: undefined }, { state: 'IDLE', since: env.now, attempt: m.snapshot.attempt, lastError: m.snapshot.lastError });
       const effects = [...timerEffects(m), ...stopEffects(m, new ShutdownError('the connection manager went idle'))];
@@ -279,11 +341,14 @@ const HANDLERS: HandlerTable = {
       return connectionEnded(m, env, error, false, [], 'connection lost');
     },
     'reset-backoff': (m) => ({ state: { ...m, backoff: undefined }, effects: [], detail: 'backoff reset' }),
+    pause: (m) => flag({ ...m, paused: true }, 'paused: if this connection is lost, no new attempt until resume()'),
+    resume: (m) => flag({ ...m, paused: false }, 'resumed'),
     idle: (m, _e, env) =>
       connectionEnded(m, env, new ConnectionClosedError('the connection was closed by idle()'), true, stopEffects(m, new ShutdownError('the connection manager went idle')), 'went idle'),
   },
   TRANSIENT_FAILURE: {
     timer: (m, _e, env) => startAttempt(m, env, 'backoff elapsed'),
+    pause: (m, _e, env) => park({ ...m, paused: true }, env, m.snapshot.lastError, [], 'paused; the wait is on hold until resume()'),
     'reset-backoff': (m, _e, env) => startAttempt({ ...m, backoff: undefined }, env, 'backoff reset'),
   },
   SHUTDOWN: {},
@@ -295,7 +360,9 @@ const NOT_APPLICABLE: Readonly<Record<EventType, string>> = {
   ended: 'no attempt or connection to end',
   timer: 'no timer armed',
   'reset-backoff': 'nothing to reset',
-  idle: 'idle() applies only in CONNECTING and READY',
+  idle: 'idle() applies only in CONNECTING and READY, or while waiting for resume()',
+  pause: 'already paused',
+  resume: 'not paused',
   shutdown: 'already shut down',
 };
 
@@ -309,6 +376,9 @@ export function transition<C>(m: MachineState<C>, event: MachineEvent<C>, env: M
   }
   if (event.type === 'timer' && event.at !== m.timerAt) {
     return noop(m, `stale timer for ${String(event.at)}`);
+  }
+  if ((event.type === 'pause') === m.paused && (event.type === 'pause' || event.type === 'resume')) {
+    return noop(m, `${event.type} in ${state}: ${NOT_APPLICABLE[event.type]}`);
   }
   // The table is keyed by event type, so each handler receives the event variant it declares.
   const handler = HANDLERS[state][event.type] as

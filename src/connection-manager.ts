@@ -113,6 +113,24 @@ export class ConnectionManager<C = unknown> {
     this.#dispatch({ type: 'idle' });
   }
 
+  /**
+   * Holds attempts (for example while the host is offline): a wait in TRANSIENT_FAILURE goes IDLE
+   * with `paused: true` at once, and a failed attempt or a lost connection goes there instead of
+   * waiting; an attempt in flight or an open connection carries on. `connect()` while paused also
+   * waits. Elsewhere (already paused) a traced no-op.
+   */
+  pause(): void {
+    this.#dispatch({ type: 'pause' });
+  }
+
+  /**
+   * Ends a {@link pause}: if the manager was waiting (IDLE with `paused: true`), the next attempt
+   * starts now with a fresh backoff.
+   */
+  resume(): void {
+    this.#dispatch({ type: 'resume' });
+  }
+
   /** Terminal and idempotent: aborts the attempt, closes the connection, clears the timer, completes `state$`. */
   shutdown(): void {
     this.#dispatch({ type: 'shutdown' });
@@ -200,6 +218,7 @@ export class ConnectionManager<C = unknown> {
       minConnectTimeout: options.minConnectTimeout,
       minUptime: options.minUptime,
       autoReconnect: options.autoReconnect,
+      maxRetries: options.maxRetries,
     });
     this.#machine = result.state;
     let complete = false;

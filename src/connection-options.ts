@@ -51,6 +51,13 @@ export interface ConnectionManagerOptions<C> {
    * @defaultValue true
    */
   readonly autoReconnect?: boolean;
+  /**
+   * Retries after the first attempt of a backoff cycle (the cycle restarts with a backoff reset and
+   * after a connection that stayed up `minUptime`). When an attempt fails, or a connection is lost
+   * before `minUptime`, with no retry left, the manager gives up: SHUTDOWN with reason
+   * `permanent-failure` and a PermanentError whose `cause` is the last failure. @defaultValue Infinity
+   */
+  readonly maxRetries?: number;
   /** The clock and timers. @defaultValue `asyncScheduler` (or an unref'd timer scheduler when `unref`) */
   readonly scheduler?: SchedulerLike;
   /** The random source for jitter, returning numbers in [0, 1]. @defaultValue `Math.random` */
@@ -72,6 +79,7 @@ export interface ResolvedOptions<C> {
   readonly minConnectTimeout: number;
   readonly minUptime: number;
   readonly autoReconnect: boolean;
+  readonly maxRetries: number;
   readonly scheduler: SchedulerLike;
   readonly random: RandomSource;
   readonly trace: ((entry: TraceEntry) => void) | undefined;
@@ -82,6 +90,7 @@ export const CONNECTION_DEFAULTS = Object.freeze({
   minConnectTimeout: 20_000,
   minUptime: 5_000,
   autoReconnect: true,
+  maxRetries: Infinity,
 });
 
 const MAX_TIMER = 2 ** 31 - 1;
@@ -131,6 +140,11 @@ export function resolveOptions<C>(options: ConnectionManagerOptions<C>): Resolve
     }),
     minUptime: optionalNumber('minUptime', raw['minUptime'], CONNECTION_DEFAULTS.minUptime, { min: 0, max: MAX_TIMER }),
     autoReconnect: optionalBoolean('autoReconnect', raw['autoReconnect'], CONNECTION_DEFAULTS.autoReconnect),
+    maxRetries: optionalNumber('maxRetries', raw['maxRetries'], CONNECTION_DEFAULTS.maxRetries, {
+      min: 0,
+      integer: true,
+      allowInfinity: true,
+    }),
     scheduler,
     random: optionalFunction('random', raw['random'], Math.random),
     trace: optionalFunction('trace', raw['trace']),

@@ -19,6 +19,11 @@ interface SnapshotBase {
 /** No connection and no attempt. */
 export interface IdleSnapshot extends SnapshotBase {
   readonly state: 'IDLE';
+  /**
+   * True while the manager holds an attempt it wants to make because attempts are paused
+   * (`pause()`, e.g. while offline): `resume()` starts it with a fresh backoff.
+   */
+  readonly paused?: true;
 }
 
 /** An attempt is in flight; `since` is its start. */

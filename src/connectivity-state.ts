@@ -26,13 +26,13 @@ export type ConnectivityState = (typeof ConnectivityState)[keyof typeof Connecti
  * IDLE -> CONNECTING (connection requested); CONNECTING -> READY (established), TRANSIENT_FAILURE
  * (attempt failed or cut), IDLE (idle); READY -> TRANSIENT_FAILURE (connection lost), IDLE (lost
  * while not reconnecting by itself, or idle); TRANSIENT_FAILURE -> CONNECTING (the wait is over, or a
- * reset); any state but SHUTDOWN -> SHUTDOWN. SHUTDOWN is terminal.
+ * reset), IDLE (attempts paused); any state but SHUTDOWN -> SHUTDOWN. SHUTDOWN is terminal.
  */
 export const TRANSITIONS: Readonly<Record<ConnectivityState, readonly ConnectivityState[]>> = Object.freeze({
   IDLE: Object.freeze(['CONNECTING', 'SHUTDOWN'] as const),
   CONNECTING: Object.freeze(['READY', 'TRANSIENT_FAILURE', 'IDLE', 'SHUTDOWN'] as const),
   READY: Object.freeze(['TRANSIENT_FAILURE', 'IDLE', 'SHUTDOWN'] as const),
-  TRANSIENT_FAILURE: Object.freeze(['CONNECTING', 'SHUTDOWN'] as const),
+  TRANSIENT_FAILURE: Object.freeze(['CONNECTING', 'IDLE', 'SHUTDOWN'] as const),
   SHUTDOWN: Object.freeze([] as const),
 });
 

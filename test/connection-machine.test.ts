@@ -49,16 +49,18 @@ const EVENTS: Record<string, (m: M) => MachineEvent<string>> = {
   timer: (m) => ({ type: 'timer', at: m.timerAt ?? 0 }),
   'reset-backoff': () => ({ type: 'reset-backoff' }),
   idle: () => ({ type: 'idle' }),
+  pause: () => ({ type: 'pause' }),
+  resume: () => ({ type: 'resume' }),
   shutdown: () => ({ type: 'shutdown' }),
 };
 
 // Expected target per state and event; '-' marks a no-op (same state object, no effects).
 const EXPECTED: Record<ConnectivityState, Record<string, ConnectivityState | '-'>> = {
-  IDLE: { connect: 'CONNECTING', established: '-', ended: '-', timer: '-', 'reset-backoff': 'IDLE', idle: '-', shutdown: 'SHUTDOWN' },
-  CONNECTING: { connect: '-', established: 'READY', ended: 'TRANSIENT_FAILURE', timer: 'TRANSIENT_FAILURE', 'reset-backoff': 'CONNECTING', idle: 'IDLE', shutdown: 'SHUTDOWN' },
-  READY: { connect: '-', established: '-', ended: 'TRANSIENT_FAILURE', timer: '-', 'reset-backoff': 'READY', idle: 'IDLE', shutdown: 'SHUTDOWN' },
-  TRANSIENT_FAILURE: { connect: '-', established: '-', ended: '-', timer: 'CONNECTING', 'reset-backoff': 'CONNECTING', idle: '-', shutdown: 'SHUTDOWN' },
-  SHUTDOWN: { connect: '-', established: '-', ended: '-', timer: '-', 'reset-backoff': '-', idle: '-', shutdown: '-' },
+  IDLE: { connect: 'CONNECTING', established: '-', ended: '-', timer: '-', 'reset-backoff': 'IDLE', idle: '-', pause: 'IDLE', resume: '-', shutdown: 'SHUTDOWN' },
+  CONNECTING: { connect: '-', established: 'READY', ended: 'TRANSIENT_FAILURE', timer: 'TRANSIENT_FAILURE', 'reset-backoff': 'CONNECTING', idle: 'IDLE', pause: 'CONNECTING', resume: '-', shutdown: 'SHUTDOWN' },
+  READY: { connect: '-', established: '-', ended: 'TRANSIENT_FAILURE', timer: '-', 'reset-backoff': 'READY', idle: 'IDLE', pause: 'READY', resume: '-', shutdown: 'SHUTDOWN' },
+  TRANSIENT_FAILURE: { connect: '-', established: '-', ended: '-', timer: 'CONNECTING', 'reset-backoff': 'CONNECTING', idle: '-', pause: 'IDLE', resume: '-', shutdown: 'SHUTDOWN' },
+  SHUTDOWN: { connect: '-', established: '-', ended: '-', timer: '-', 'reset-backoff': '-', idle: '-', pause: '-', resume: '-', shutdown: '-' },
 };
 
 describe('transition table', () => {
@@ -84,7 +86,7 @@ describe('transition table', () => {
       IDLE: ['CONNECTING', 'SHUTDOWN'],
       CONNECTING: ['READY', 'TRANSIENT_FAILURE', 'IDLE', 'SHUTDOWN'],
       READY: ['TRANSIENT_FAILURE', 'IDLE', 'SHUTDOWN'],
-      TRANSIENT_FAILURE: ['CONNECTING', 'SHUTDOWN'],
+      TRANSIENT_FAILURE: ['CONNECTING', 'IDLE', 'SHUTDOWN'],
       SHUTDOWN: [],
     });
   });
@@ -167,5 +169,89 @@ describe('autoReconnect: false', () => {
     });
     expect(state.snapshot).toMatchObject({ state: 'IDLE', attempt: 0 });
     expect(effects).toEqual([]);
+  });
+});
+
+describe('pause and resume (e.g. offline)', () => {
+  const fail = (m: M, now: number, over: Partial<MachineEnv> = {}) =>
+    step(m, { type: 'ended', attemptId: m.attemptId, error: new Error('refused'), clean: false }, now, over);
+
+  it('a wait in TRANSIENT_FAILURE goes IDLE and paused at once, keeping the attempt count, error and backoff', () => {
+    const t = inState('TRANSIENT_FAILURE');
+    const { state, effects } = step(t, { type: 'pause' }, 50);
+    expect(state.snapshot).toMatchObject({ state: 'IDLE', paused: true, attempt: 1, lastError: t.snapshot.lastError });
+    expect(state.backoff).toBe(t.backoff);
+    expect(effects).toEqual([{ type: 'clear-timer' }]);
+  });
+
+  it('resume starts the held attempt at once with a fresh backoff', () => {
+    const parked = step(inState('TRANSIENT_FAILURE'), { type: 'pause' }, 50).state;
+    const { state, effects } = step(parked, { type: 'resume' }, 70);
+    expect(state.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 1, since: 70 });
+    expect(state.paused).toBe(false);
+    expect(state.deadline).toBe(1070);
+    expect(effects.map((e) => e.type)).toEqual(['set-timer', 'start-attempt']);
+  });
+
+  it('an attempt in flight carries on; if it fails, the machine holds instead of waiting', () => {
+    const paused = step(inState('CONNECTING'), { type: 'pause' }, 5);
+    expect(paused.effects).toEqual([]);
+    expect(paused.state.snapshot.state).toBe('CONNECTING');
+    const { state, effects } = fail(paused.state, 10);
+    expect(state.snapshot).toMatchObject({ state: 'IDLE', paused: true, attempt: 1 });
+    expect(effects).toEqual([{ type: 'clear-timer' }]);
+  });
+
+  it('an open connection lost while paused holds too', () => {
+    const paused = step(inState('READY'), { type: 'pause' }, 20).state;
+    const { state } = fail(paused, 30);
+    expect(state.snapshot).toMatchObject({ state: 'IDLE', paused: true });
+  });
+
+  it('connect() while paused waits for resume(); idle() gives up waiting; a second pause is a no-op', () => {
+    const paused = step(initialState<string>(0), { type: 'pause' }).state;
+    expect(paused.snapshot).toEqual(initialState<string>(0).snapshot);
+    const waiting = step(paused, { type: 'connect' }, 5).state;
+    expect(waiting.snapshot).toMatchObject({ state: 'IDLE', paused: true });
+    expect(step(waiting, { type: 'connect' }, 6).detail).toMatch(/^ignored: .*already waiting/);
+    expect(step(waiting, { type: 'pause' }, 6).detail).toMatch(/^ignored: pause in IDLE: already paused/);
+    const idle = step(waiting, { type: 'idle' }, 7).state;
+    expect(idle.snapshot).toEqual({ state: 'IDLE', since: 7, attempt: 0, lastError: undefined });
+    const resumed = step(idle, { type: 'resume' }, 8).state;
+    expect(resumed.snapshot.state).toBe('IDLE');
+    expect(resumed.paused).toBe(false);
+  });
+});
+
+describe('maxRetries', () => {
+  const fail = (m: M, now: number, over: Partial<MachineEnv>) =>
+    step(m, { type: 'ended', attemptId: m.attemptId, error: new Error(`refused ${String(m.snapshot.attempt)}`), clean: false }, now, over);
+
+  it('gives up when the attempt that used the last retry fails, with the failure as cause', () => {
+    const limit = { maxRetries: 2 };
+    let m = step(initialState<string>(0), { type: 'connect' }, 0, limit).state;
+    const seen: string[] = [];
+    for (let now = 10; m.snapshot.state !== 'SHUTDOWN'; now += 10_000) {
+      m = fail(m, now, limit).state;
+      seen.push(`${m.snapshot.state} ${String(m.snapshot.attempt)}`);
+      if (m.snapshot.state === 'TRANSIENT_FAILURE') m = step(m, { type: 'timer', at: m.timerAt ?? 0 }, m.timerAt ?? 0, limit).state;
+    }
+    expect(seen).toEqual(['TRANSIENT_FAILURE 1', 'TRANSIENT_FAILURE 2', 'SHUTDOWN 3']);
+    expect(m.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
+    const error = m.snapshot.lastError as Error;
+    expect(isPermanentError(error)).toBe(true);
+    expect(error.message).toBe('redialer: gave up after 2 retries (option "maxRetries")');
+    expect((error.cause as Error).message).toBe('refused 3');
+  });
+
+  it('maxRetries 0: the first failure is the last', () => {
+    const m = step(initialState<string>(0), { type: 'connect' }, 0, { maxRetries: 0 }).state;
+    expect(fail(m, 10, { maxRetries: 0 }).state.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
+  });
+
+  it('a connection lost before minUptime counts; one lost after it starts a new cycle', () => {
+    const ready = inState('READY'); // attempt 1, READY since 10
+    expect(fail(ready, 100, { maxRetries: 0 }).state.snapshot.state).toBe('SHUTDOWN');
+    expect(fail(ready, 10_000, { maxRetries: 0 }).state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 0 });
   });
 });

@@ -13,6 +13,8 @@ describe('ConnectionManager options', () => {
     [{ minConnectTimeout: 2 ** 31 }, RangeError, /"minConnectTimeout"/],
     [{ minUptime: Infinity }, RangeError, /"minUptime".*got Infinity/],
     [{ autoReconnect: 'yes' }, TypeError, /"autoReconnect" must be a boolean, got "yes"/],
+    [{ maxRetries: -1 }, RangeError, /"maxRetries" must be/],
+    [{ maxRetries: 1.5 }, RangeError, /"maxRetries" must be/],
     [{ random: 0.5 }, TypeError, /"random" must be a function, got 0.5/],
     [{ trace: {} }, TypeError, /"trace" must be a function, got an object/],
     [{ scheduler: {} }, TypeError, /"scheduler" must be an RxJS SchedulerLike/],

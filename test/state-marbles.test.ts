@@ -93,6 +93,27 @@ describe('state$ marbles', () => {
     });
   });
 
+  it('pause() holds a wait in IDLE; resume() attempts at once with a fresh backoff', () => {
+    const ts = scheduler();
+    ts.run(({ cold, expectObservable }) => {
+      const m = manager(ts, { connector: () => cold('5ms #') });
+      m.connect();
+      ts.schedule(() => { m.pause(); }, 500);
+      ts.schedule(() => { m.resume(); }, 2000);
+      // Failed at 5 ms, paused at 500 ms (no attempt at 1 s), resumed at 2 s: a fresh first wait of 1 s.
+      expectObservable(letters(m.state$), '^ 3100ms !').toBe('c 4ms t 494ms i 1499ms c 4ms t 994ms c 4ms t', values);
+    });
+  });
+
+  it('maxRetries: 2 gives up when the third attempt fails', () => {
+    const ts = scheduler();
+    ts.run(({ cold, expectObservable }) => {
+      const m = manager(ts, { connector: () => cold('5ms #'), maxRetries: 2 });
+      m.connect();
+      expectObservable(letters(m.state$), '^ 10s !').toBe('c 4ms t 994ms c 4ms t 1594ms c 4ms (s|)', values);
+    });
+  });
+
   it('cannot be pushed into: state$ exposes no next()', () => {
     const ts = scheduler();
     const m = manager(ts, { connector: () => ts.createColdObservable('-') });

@@ -12,6 +12,8 @@ import {
 import { type Effect, type MachineEvent, type MachineState, initialState, transition } from './connection-machine.js';
 import type { ConnectionSnapshot } from './connection-snapshot.js';
 import type { ConnectivityState } from './connectivity-state.js';
+import type { AttemptContext } from './connector.js';
+import { ConnectionClosedError } from './errors/connection-closed-error.js';
 import { permanent } from './errors/permanent-error.js';
 import { checkOptionsObject, optionalNumber } from './validate.js';
 
@@ -40,10 +42,39 @@ export interface WaitForStateChangeOptions {
   readonly signal?: AbortSignal;
 }
 
-interface AttemptInFlight {
-  readonly id: number;
-  readonly controller: AbortController;
-  subscription: Subscription | undefined;
+/**
+ * One attempt in flight, and the context its connector receives. The AbortController behind
+ * `signal` is created only when the connector reads `signal` (most never do, and one per attempt was
+ * the largest single cost of an attempt); a read after the attempt is over returns a signal that is
+ * already aborted with the same reason.
+ */
+class AttemptRun implements AttemptContext {
+  subscription: Subscription | undefined = undefined;
+  #controller: AbortController | undefined = undefined;
+  #over = false;
+  #reason: unknown = undefined;
+
+  constructor(
+    readonly id: number,
+    readonly attempt: number,
+    readonly timeoutAt: number,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#over) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** Marks the attempt over; the signal, if read, aborts with `reason`. Idempotent. */
+  end(reason: unknown): void {
+    if (this.#over) return;
+    this.#over = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
 }
 
 /**
@@ -74,7 +105,7 @@ export class ConnectionManager<C = unknown> {
   readonly #queue: MachineEvent<C>[] = [];
   #draining = false;
   #timer: Subscription | undefined;
-  #attempt: AttemptInFlight | undefined;
+  #attempt: AttemptRun | undefined;
 
   constructor(options: ConnectionManagerOptions<C>) {
     this.#options = resolveOptions(options);
@@ -270,7 +301,7 @@ export class ConnectionManager<C = unknown> {
         this.#attempt = undefined;
         // A connector whose teardown throws must not leave the manager half-way through a transition.
         guarded(() => attempt.subscription?.unsubscribe());
-        attempt.controller.abort(effect.reason);
+        attempt.end(effect.reason);
         return;
       }
     }
@@ -280,16 +311,16 @@ export class ConnectionManager<C = unknown> {
     if (this.#attempt !== undefined) {
       throw new Error(`redialer: internal error: attempt #${String(id)} started while #${String(this.#attempt.id)} is in flight`);
     }
-    const controller = new AbortController();
-    const record: AttemptInFlight = { id, controller, subscription: undefined };
+    const record = new AttemptRun(id, attempt, timeoutAt);
     this.#attempt = record;
-    const finish = (): void => {
+    const finish = (reason: unknown): void => {
       if (this.#attempt === record) this.#attempt = undefined;
+      record.end(reason);
     };
     let established = false;
     const { connector } = this.#options;
     const source = defer(() => {
-      const observable: unknown = connector({ attempt, signal: controller.signal, timeoutAt });
+      const observable: unknown = connector(record);
       if (!isObservable(observable)) {
         throw permanent(new TypeError('redialer: the connector must return an RxJS Observable'));
       }
@@ -302,11 +333,11 @@ export class ConnectionManager<C = unknown> {
         this.#dispatch({ type: 'established', attemptId: id, connection });
       },
       error: (error: unknown) => {
-        finish();
+        finish(error);
         this.#dispatch({ type: 'ended', attemptId: id, error, clean: false });
       },
       complete: () => {
-        finish();
+        finish(new ConnectionClosedError());
         this.#dispatch({ type: 'ended', attemptId: id, error: undefined, clean: true });
       },
     });

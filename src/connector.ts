@@ -9,9 +9,11 @@ export interface AttemptContext {
   /** The attempt number within the current backoff cycle (1 after a reset). */
   readonly attempt: number;
   /**
-   * Aborted when the manager gives up on this attempt or connection: the attempt was cut at its
-   * deadline (reason: ConnectTimeoutError), or the manager went idle or shut down (ShutdownError).
-   * The same moment unsubscribes the connector's Observable; the signal is for APIs that take one.
+   * Aborted when this attempt or connection is over: the manager cut the attempt at its deadline
+   * (reason: ConnectTimeoutError) or went idle or shut down (ShutdownError) — the same moment it
+   * unsubscribes the connector's Observable — or the Observable itself errored (reason: its error) or
+   * completed (ConnectionClosedError). For APIs that take a signal; created on first read, and a read
+   * after the attempt is over returns a signal that is already aborted.
    */
   readonly signal: AbortSignal;
   /**

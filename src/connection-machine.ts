@@ -12,6 +12,7 @@ import type { ConnectionSnapshot, ShutdownReason } from './connection-snapshot.j
 import { type ConnectivityState, isAllowedTransition } from './connectivity-state.js';
 import { ConnectTimeoutError } from './errors/connect-timeout-error.js';
 import { ConnectionClosedError } from './errors/connection-closed-error.js';
+import { isConnectorBackoffError } from './errors/connector-backoff-error.js';
 import { PermanentError, isPermanentError } from './errors/permanent-error.js';
 import { isRetryAfterError } from './errors/retry-after-error.js';
 import { ShutdownError } from './errors/shutdown-error.js';
@@ -184,7 +185,10 @@ function attemptFailed<C>(m: MachineState<C>, env: MachineEnv, error: unknown, e
   const final = giveUp(m, env, error, extra);
   if (final !== undefined) return final;
   if (m.paused) return park(m, env, error, extra, `${detail}; attempts paused until resume()`);
-  const nextAttemptAt = Math.max(env.now, m.deadline, env.now + serverDelay(error));
+  // A connector with a backoff per address says when one is due; the manager's own backoff stands aside.
+  const nextAttemptAt = isConnectorBackoffError(error)
+    ? env.now + error.delay
+    : Math.max(env.now, m.deadline, env.now + serverDelay(error));
   const state = enter(m, { timerAt: nextAttemptAt }, {
     state: 'TRANSIENT_FAILURE',
     since: env.now,

@@ -39,3 +39,4 @@ export { PermanentError, isPermanentError, permanent } from './errors/permanent-
 export { ShutdownError, isShutdownError } from './errors/shutdown-error.js';
 export { ConnectionClosedError, isConnectionClosedError } from './errors/connection-closed-error.js';
 export { RetryAfterError, isRetryAfterError, retryAfter } from './errors/retry-after-error.js';
+export { ConnectorBackoffError, isConnectorBackoffError } from './errors/connector-backoff-error.js';

@@ -40,3 +40,16 @@ export { ShutdownError, isShutdownError } from './errors/shutdown-error.js';
 export { ConnectionClosedError, isConnectionClosedError } from './errors/connection-closed-error.js';
 export { RetryAfterError, isRetryAfterError, retryAfter } from './errors/retry-after-error.js';
 export { ConnectorBackoffError, isConnectorBackoffError } from './errors/connector-backoff-error.js';
+export {
+  happyEyeballs,
+  ATTEMPT_DELAY,
+  type AddressEntry,
+  type AddressSnapshot,
+  type HappyEyeballsConnector,
+  type HappyEyeballsOptions,
+} from './failover/happy-eyeballs.js';
+export {
+  AllAddressesFailedError,
+  isAllAddressesFailedError,
+  type AddressFailure,
+} from './failover/all-addresses-failed-error.js';

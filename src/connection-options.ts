@@ -95,7 +95,8 @@ export const CONNECTION_DEFAULTS = Object.freeze({
 
 const MAX_TIMER = 2 ** 31 - 1;
 
-function isScheduler(value: unknown): value is SchedulerLike {
+/** Whether `value` has the SchedulerLike shape (now() and schedule()). */
+export function isScheduler(value: unknown): value is SchedulerLike {
   return (
     typeof value === 'object' &&
     value !== null &&

@@ -14,6 +14,16 @@ export type {
 } from './connection-snapshot.js';
 export type { Connector, AttemptContext } from './connector.js';
 export { ConnectionManager, createConnectionManager, type WaitForStateChangeOptions } from './connection-manager.js';
+export {
+  connectionStatus,
+  connectionEvents,
+  DEFAULT_GRACE_MS,
+  type ConnectionPhase,
+  type ConnectionStatus,
+  type ConnectionStatusOptions,
+  type ConnectionEvent,
+  type StatusSnapshot,
+} from './connection-status.js';
 export { CONNECTION_DEFAULTS, type ConnectionManagerOptions, type TraceEntry } from './connection-options.js';
 export {
   transition,

@@ -10,7 +10,7 @@ import { constantBackoff } from '../../src/backoff/constant-backoff.js';
 import { grpcBackoff } from '../../src/backoff/grpc-backoff.js';
 import { ConnectionManager } from '../../src/connection-manager.js';
 import { initialState, transition, type MachineEnv, type MachineState } from '../../src/connection-machine.js';
-import { createStormClock } from '../../src/simulator/storm-clock.js';
+import { createVirtualClock } from '../../src/testing/virtual-clock.js';
 import { FailingWebSocket } from './failing-web-socket.js';
 
 const ReconnectingWebSocket = ReconnectingWebSocketModule as unknown as typeof ReconnectingWebSocketModule.default;
@@ -222,7 +222,7 @@ function pureTransitions(): number {
 }
 
 function virtualTransitions(): number {
-  const clock = createStormClock();
+  const clock = createVirtualClock(0, { maxTimerFirings: Infinity });
   let count = 0;
   const m = new ConnectionManager({ connector: failing, backoff: constantBackoff(1), scheduler: clock.scheduler, minUptime: 0 });
   m.state$.subscribe(() => {

@@ -9,7 +9,7 @@ import type { Connector } from '../connector.js';
 
 import { checkOptionsObject, optionalFunction, optionalNumber } from '../validate.js';
 import { seededRandom } from './seeded-random.js';
-import { createStormClock } from './storm-clock.js';
+import { createVirtualClock } from '../testing/virtual-clock.js';
 import type { StormPolicy } from './storm-policy.js';
 import { StormRecorder } from './storm-recorder.js';
 import { type StormResult, summarizeStorm } from './storm-result.js';
@@ -79,7 +79,8 @@ export function simulateStorm(options: StormOptions): StormResult {
   const maxAttempts = optionalNumber('maxAttempts', raw['maxAttempts'], 1000 * clients, { integer: true, min: 1 });
   const onProgress = optionalFunction<(progress: StormProgress) => void>('onProgress', raw['onProgress']);
 
-  const clock = createStormClock();
+  // One virtual clock for tests and simulations; a storm fires millions of timers, so no cap.
+  const clock = createVirtualClock(0, { maxTimerFirings: Infinity });
   const { scheduler } = clock;
   const random = seededRandom(seed);
   const downAt = WARM_UP;

@@ -13,6 +13,7 @@ import { type Effect, type MachineEvent, type MachineState, initialState, transi
 import type { ConnectionSnapshot } from './connection-snapshot.js';
 import type { ConnectivityState } from './connectivity-state.js';
 import type { AttemptContext } from './connector.js';
+import { defineDispose, type DisposableWhereDeclared } from './dispose.js';
 import { ConnectionClosedError } from './errors/connection-closed-error.js';
 import { permanent } from './errors/permanent-error.js';
 import { checkOptionsObject, optionalNumber } from './validate.js';
@@ -92,6 +93,7 @@ class AttemptRun implements AttemptContext {
  * manager.connect();
  * ```
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- [Symbol.dispose] comes from defineDispose
 export class ConnectionManager<C = unknown> {
   /**
    * The connectivity snapshots: replays the current one to each new subscriber, emits on every
@@ -165,11 +167,6 @@ export class ConnectionManager<C = unknown> {
   /** Terminal and idempotent: aborts the attempt, closes the connection, clears the timer, completes `state$`. */
   shutdown(): void {
     this.#dispatch({ type: 'shutdown' });
-  }
-
-  /** Same as {@link shutdown}, for `using` declarations (where the runtime has Symbol.dispose). */
-  [Symbol.dispose](): void {
-    this.shutdown();
   }
 
   /**
@@ -343,6 +340,15 @@ export class ConnectionManager<C = unknown> {
     });
   }
 }
+
+// `[Symbol.dispose]()` is `shutdown()`, for `using` declarations; typed where the consumer's lib has it.
+defineDispose(ConnectionManager.prototype, function dispose(this: ConnectionManager) {
+  this.shutdown();
+});
+
+/** `using manager = new ConnectionManager(…)` shuts the manager down at the end of the scope. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unused-vars -- merged into the class
+export interface ConnectionManager<C> extends DisposableWhereDeclared {}
 
 /** Creates a {@link ConnectionManager}. */
 export function createConnectionManager<C>(options: ConnectionManagerOptions<C>): ConnectionManager<C> {

@@ -8,6 +8,7 @@ import { type Observable, ReplaySubject } from 'rxjs';
 import { ConnectionManager } from '../connection-manager.js';
 import type { ConnectionSnapshot } from '../connection-snapshot.js';
 import type { AttemptContext } from '../connector.js';
+import { defineDispose, type DisposableWhereDeclared } from '../dispose.js';
 import { PermanentError, permanent } from '../errors/permanent-error.js';
 import { isRetryAfterError, retryAfter } from '../errors/retry-after-error.js';
 import { checkNumber } from '../validate.js';
@@ -95,9 +96,6 @@ function checkCloseCode(code: number | undefined): void {
   }
 }
 
-// Older browsers lack Symbol.dispose; fall back to the registered symbol that polyfills use.
-const disposeSymbol = ((Symbol as { dispose?: symbol }).dispose ?? Symbol.for('Symbol.dispose')) as typeof Symbol.dispose;
-
 function report(error: unknown): void {
   // A listener's exception must not break the state machine, nor be swallowed: rethrow it on its own.
   queueMicrotask(() => {
@@ -120,6 +118,7 @@ function report(error: unknown): void {
  * socket.state$.subscribe((s) => console.log(s.state));
  * ```
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- [Symbol.dispose] comes from defineDispose
 export class ReconnectingWebSocket {
   static readonly CONNECTING = ReadyState.CONNECTING;
   static readonly OPEN = ReadyState.OPEN;
@@ -322,11 +321,6 @@ export class ReconnectingWebSocket {
     return true;
   }
 
-  /** Same as `close()`, for `using` declarations. */
-  [disposeSymbol](): void {
-    if (this.#current.state !== 'SHUTDOWN') this.close();
-  }
-
   #startSession(): void {
     const options = this.#options;
     const manager = new ConnectionManager<WebSocketLike>({
@@ -488,3 +482,12 @@ export class ReconnectingWebSocket {
     }
   }
 }
+
+// `[Symbol.dispose]()` is `close()`, for `using` declarations; typed where the consumer's lib has it.
+defineDispose(ReconnectingWebSocket.prototype, function dispose(this: ReconnectingWebSocket) {
+  if (this.snapshot.state !== 'SHUTDOWN') this.close();
+});
+
+/** `using socket = new ReconnectingWebSocket(…)` closes the socket at the end of the scope. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging -- merged into the class
+export interface ReconnectingWebSocket extends DisposableWhereDeclared {}

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Backoff, BackoffPolicy, RandomSource } from './backoff/backoff.js';
-import { MAX_DELAY_MS } from './backoff/backoff.js';
+import { MAX_DELAY_MS, uniform } from './backoff/backoff.js';
 import type { ConnectionSnapshot, ShutdownReason } from './connection-snapshot.js';
 import { type ConnectivityState, isAllowedTransition } from './connectivity-state.js';
 import { ConnectTimeoutError } from './errors/connect-timeout-error.js';
@@ -68,6 +68,8 @@ export interface MachineEnv {
    * lost before minUptime) with none left, the machine gives up. @defaultValue Infinity
    */
   readonly maxRetries?: number;
+  /** The first reconnect after a lost READY connection waits U(0, reconnectSpread) more; 0: none. Optional: 0. */
+  readonly reconnectSpread?: number;
 }
 
 /** The outcome of one event. A no-op returns the same `state` object and no effects. */
@@ -259,6 +261,8 @@ function connectionEnded<C>(m: MachineState<C>, env: MachineEnv, error: unknown,
     return { state, effects: extra, detail: why };
   }
   if (m.paused) return park({ ...m, ...patch, snapshot: { ...m.snapshot, attempt } }, env, error, extra, `${why}; attempts paused until resume()`);
+  const spread = env.reconnectSpread ?? 0;
+  if (spread > 0) nextAttemptAt = Math.max(nextAttemptAt, env.now + uniform(env.random, 0, spread));
   const state = enter(m, { ...patch, timerAt: nextAttemptAt }, {
     state: 'TRANSIENT_FAILURE',
     since: env.now,

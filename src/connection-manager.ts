@@ -247,6 +247,7 @@ export class ConnectionManager<C = unknown> {
       minUptime: options.minUptime,
       autoReconnect: options.autoReconnect,
       maxRetries: options.maxRetries,
+      reconnectSpread: options.reconnectSpread,
     });
     this.#machine = result.state;
     let complete = false;

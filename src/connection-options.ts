@@ -58,6 +58,12 @@ export interface ConnectionManagerOptions<C> {
    * `permanent-failure` and a PermanentError whose `cause` is the last failure. @defaultValue Infinity
    */
   readonly maxRetries?: number;
+   * Spreads the first reconnect after a lost READY connection: it waits a uniform draw in
+   * [0, reconnectSpread] ms (on top of any wait the backoff or the server asks for), so that clients
+   * that lose one server together do not all dial at the same instant. 0 reconnects at once, as gRPC
+   * does. @defaultValue 0
+   */
+  readonly reconnectSpread?: number;
   /** The clock and timers. @defaultValue `asyncScheduler` (or an unref'd timer scheduler when `unref`) */
   readonly scheduler?: SchedulerLike;
   /** The random source for jitter, returning numbers in [0, 1]. @defaultValue `Math.random` */
@@ -80,6 +86,7 @@ export interface ResolvedOptions<C> {
   readonly minUptime: number;
   readonly autoReconnect: boolean;
   readonly maxRetries: number;
+  readonly reconnectSpread: number;
   readonly scheduler: SchedulerLike;
   readonly random: RandomSource;
   readonly trace: ((entry: TraceEntry) => void) | undefined;
@@ -91,6 +98,7 @@ export const CONNECTION_DEFAULTS = Object.freeze({
   minUptime: 5_000,
   autoReconnect: true,
   maxRetries: Infinity,
+  reconnectSpread: 0,
 });
 
 const MAX_TIMER = 2 ** 31 - 1;
@@ -145,6 +153,10 @@ export function resolveOptions<C>(options: ConnectionManagerOptions<C>): Resolve
       min: 0,
       integer: true,
       allowInfinity: true,
+    }),
+    reconnectSpread: optionalNumber('reconnectSpread', raw['reconnectSpread'], CONNECTION_DEFAULTS.reconnectSpread, {
+      min: 0,
+      max: MAX_TIMER,
     }),
     scheduler,
     random: optionalFunction('random', raw['random'], Math.random),

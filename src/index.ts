@@ -35,7 +35,7 @@ export {
   type Transition,
 } from './connection-machine.js';
 export { type Backoff, type BackoffPolicy, type RandomSource, MAX_DELAY_MS } from './backoff/backoff.js';
-export { grpcBackoff, GRPC_BACKOFF_DEFAULTS, type GrpcBackoffOptions } from './backoff/grpc-backoff.js';
+export { grpcBackoff, GRPC_BACKOFF_DEFAULTS, GRPC_JITTER_MODES, type GrpcBackoffOptions, type GrpcJitterMode } from './backoff/grpc-backoff.js';
 export {
   exponentialBackoff,
   JITTER_KINDS,

@@ -58,6 +58,7 @@ export interface ConnectionManagerOptions<C> {
    * `permanent-failure` and a PermanentError whose `cause` is the last failure. @defaultValue Infinity
    */
   readonly maxRetries?: number;
+  /**
    * Spreads the first reconnect after a lost READY connection: it waits a uniform draw in
    * [0, reconnectSpread] ms (on top of any wait the backoff or the server asks for), so that clients
    * that lose one server together do not all dial at the same instant. 0 reconnects at once, as gRPC

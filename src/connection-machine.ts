@@ -6,15 +6,23 @@
  * whose `detail` says why.
  * @module
  */
-import type { Backoff, BackoffPolicy, RandomSource } from './backoff/backoff.js';
-import { MAX_DELAY_MS, uniform } from './backoff/backoff.js';
+import {
+  type AttemptSpacing,
+  DEFAULT_ATTEMPT_SPACING,
+  FULL_CREDIT,
+  type StartCredit,
+  earliestStart,
+  spendStart,
+} from './backoff/attempt-spacing.js';
+import { type Backoff, type BackoffPolicy, type RandomSource, clampDelay, uniform } from './backoff/backoff.js';
 import type { ConnectionSnapshot, ShutdownReason } from './connection-snapshot.js';
 import { type ConnectivityState, isAllowedTransition } from './connectivity-state.js';
 import { ConnectTimeoutError } from './errors/connect-timeout-error.js';
 import { ConnectionClosedError } from './errors/connection-closed-error.js';
 import { isConnectorBackoffError } from './errors/connector-backoff-error.js';
 import { PermanentError, isPermanentError } from './errors/permanent-error.js';
-import { isRetryAfterError } from './errors/retry-after-error.js';
+import { describeSafely } from './errors/read-safely.js';
+import { retryAfterDelayOf } from './errors/retry-after-error.js';
 import { ShutdownError } from './errors/shutdown-error.js';
 
 /** The machine's whole state: the public snapshot plus the bookkeeping behind it. */
@@ -32,6 +40,8 @@ export interface MachineState<C> {
   readonly timerAt: number | undefined;
   /** Attempts are on hold (`pause()`, e.g. while offline) until `resume()`. */
   readonly paused: boolean;
+  /** The floor on attempt starts: how many may start now without waiting (see {@link AttemptSpacing}). */
+  readonly credit: StartCredit;
 }
 
 /** Everything that can happen to a manager. */
@@ -70,6 +80,11 @@ export interface MachineEnv {
   readonly maxRetries?: number;
   /** The first reconnect after a lost READY connection waits U(0, reconnectSpread) more; 0: none. Optional: 0. */
   readonly reconnectSpread?: number;
+  /**
+   * The floor on the spacing of attempt starts, which no backoff or server hint can undercut.
+   * @defaultValue {@link DEFAULT_ATTEMPT_SPACING} (5 back to back, then one per 100 ms)
+   */
+  readonly attemptSpacing?: AttemptSpacing;
 }
 
 /** The outcome of one event. A no-op returns the same `state` object and no effects. */
@@ -94,6 +109,7 @@ export function initialState<C>(now: number): MachineState<C> {
     attemptId: 0,
     timerAt: undefined,
     paused: false,
+    credit: FULL_CREDIT,
   };
 }
 
@@ -109,21 +125,23 @@ function enter<C>(m: MachineState<C>, patch: Partial<MachineState<C>>, snapshot:
   return { ...m, ...patch, snapshot };
 }
 
-function checkedDelay(backoff: Backoff): number {
-  const delay: unknown = backoff.delay;
-  if (typeof delay !== 'number' || Number.isNaN(delay)) {
-    throw new RangeError(`redialer: the backoff policy returned ${String(delay)} as a delay; expected a number of milliseconds`);
-  }
-  return Math.min(MAX_DELAY_MS, Math.max(0, delay));
-}
-
-/** The least wait a server asked for with a {@link RetryAfterError}, or 0. */
+/** The least wait a server asked for with a valid {@link RetryAfterError} (bounded), or 0. */
 function serverDelay(error: unknown): number {
-  return isRetryAfterError(error) ? error.delay : 0;
+  return retryAfterDelayOf(error) ?? 0;
 }
 
 function serverNote(error: unknown): string {
-  return isRetryAfterError(error) ? ` (the server asked for at least ${String(error.delay)} ms)` : '';
+  const delay = retryAfterDelayOf(error);
+  return delay === undefined ? '' : ` (the server asked for at least ${String(delay)} ms)`;
+}
+
+function spacingOf(env: MachineEnv): AttemptSpacing {
+  return env.attemptSpacing ?? DEFAULT_ATTEMPT_SPACING;
+}
+
+/** The earliest time the floor on attempt starts lets the next attempt begin. */
+function nextStartFloor(m: MachineState<unknown>, env: MachineEnv): number {
+  return earliestStart(m.credit, spacingOf(env));
 }
 
 function timerEffects(m: MachineState<unknown>): Effect[] {
@@ -157,15 +175,18 @@ function startAttempt<C>(m: MachineState<C>, env: MachineEnv, detail: string): T
   let delay: number;
   try {
     backoff = m.backoff === undefined ? env.backoff.first(env.random) : m.backoff.next(env.random);
-    delay = checkedDelay(backoff);
+    delay = clampDelay(backoff.delay);
   } catch (error) {
-    return shutdownWith(m, env, 'policy-error', error, `backoff policy failed: ${String(error)}`);
+    return shutdownWith(m, env, 'policy-error', error, `backoff policy failed: ${describeSafely(error)}`);
   }
   const attempt = m.backoff === undefined ? 1 : m.snapshot.attempt + 1;
-  const deadline = env.now + delay;
+  const credit = spendStart(m.credit, env.now, spacingOf(env));
+  // The floor on attempt starts: the next attempt waits for the backoff and for the start credit.
+  const floor = earliestStart(credit, spacingOf(env));
+  const deadline = Math.max(env.now + delay, floor);
   const timeoutAt = Math.max(deadline, env.now + env.minConnectTimeout);
   const attemptId = m.attemptId + 1;
-  const state = enter(m, { backoff, attemptStartedAt: env.now, deadline, attemptId, timerAt: timeoutAt }, {
+  const state = enter(m, { backoff, attemptStartedAt: env.now, deadline, attemptId, timerAt: timeoutAt, credit }, {
     state: 'CONNECTING',
     since: env.now,
     attempt,
@@ -178,7 +199,9 @@ function startAttempt<C>(m: MachineState<C>, env: MachineEnv, detail: string): T
       { type: 'set-timer', at: timeoutAt },
       { type: 'start-attempt', attemptId, attempt, timeoutAt },
     ],
-    detail: `${detail}; attempt ${String(attempt)}, next no sooner than +${String(delay)} ms, cut at +${String(timeoutAt - env.now)} ms`,
+    detail: `${detail}; attempt ${String(attempt)}, next no sooner than +${String(deadline - env.now)} ms${
+      floor > env.now + delay ? ' (the floor on attempt starts)' : ''
+    }, cut at +${String(timeoutAt - env.now)} ms`,
   };
 }
 
@@ -217,7 +240,7 @@ function giveUp<C>(m: MachineState<C>, env: MachineEnv, error: unknown, extra: E
     final = new PermanentError(`redialer: gave up after ${retries} retries (option "maxRetries")`, { cause: error });
   }
   if (final === undefined) return undefined;
-  const shut = shutdownWith(m, env, 'permanent-failure', final, `permanent failure: ${(final as Error).message}`);
+  const shut = shutdownWith(m, env, 'permanent-failure', final, `permanent failure: ${describeSafely(final)}`);
   return { ...shut, effects: [...extra, ...shut.effects] };
 }
 
@@ -247,9 +270,10 @@ function connectionEnded<C>(m: MachineState<C>, env: MachineEnv, error: unknown,
   if (stable) {
     // Even after a reset, never start sooner than one fresh first wait after the last attempt began.
     try {
-      nextAttemptAt = Math.max(env.now, m.attemptStartedAt + checkedDelay(env.backoff.first(env.random)));
+      const first = clampDelay(env.backoff.first(env.random).delay);
+      nextAttemptAt = Math.max(env.now, m.attemptStartedAt + first, nextStartFloor(m, env));
     } catch (policyError) {
-      return shutdownWith(m, env, 'policy-error', policyError, `backoff policy failed: ${String(policyError)}`);
+      return shutdownWith(m, env, 'policy-error', policyError, `backoff policy failed: ${describeSafely(policyError)}`);
     }
   }
   nextAttemptAt = Math.max(nextAttemptAt, env.now + serverDelay(error));
@@ -325,8 +349,9 @@ const HANDLERS: HandlerTable = {
       return attemptFailed({ ...m, timerAt: undefined }, env, error, [{ type: 'stop-attempt', attemptId: m.attemptId, reason: error }], error.message);
     },
     'reset-backoff': (m, _e, env) => {
-      // The next attempt will use the first backoff, and if this one fails it follows at once.
-      const deadline = Math.min(m.deadline, env.now);
+      // The next attempt will use the first backoff, and if this one fails it follows at once (or as
+      // soon as the floor on attempt starts allows).
+      const deadline = Math.max(Math.min(m.deadline, env.now), nextStartFloor(m, env));
       const snapshot = m.snapshot as Extract<ConnectionSnapshot, { state: 'CONNECTING' }>;
       const timeoutAt = Math.max(deadline, snapshot.since + env.minConnectTimeout);
       if (timeoutAt === snapshot.timeoutAt) {
@@ -357,7 +382,18 @@ const HANDLERS: HandlerTable = {
   TRANSIENT_FAILURE: {
     timer: (m, _e, env) => startAttempt(m, env, 'backoff elapsed'),
     pause: (m, _e, env) => park({ ...m, paused: true }, env, m.snapshot.lastError, [], 'paused; the wait is on hold until resume()'),
-    'reset-backoff': (m, _e, env) => startAttempt({ ...m, backoff: undefined }, env, 'backoff reset'),
+    'reset-backoff': (m, _e, env) => {
+      const floor = nextStartFloor(m, env);
+      if (floor <= env.now) return startAttempt({ ...m, backoff: undefined }, env, 'backoff reset');
+      // Attempts have started back to back: "retry now" means as soon as the floor allows.
+      const snapshot = m.snapshot as Extract<ConnectionSnapshot, { state: 'TRANSIENT_FAILURE' }>;
+      const state = enter(m, { backoff: undefined, timerAt: floor }, { ...snapshot, nextAttemptAt: floor });
+      return {
+        state,
+        effects: [{ type: 'set-timer', at: floor }],
+        detail: `backoff reset; next attempt in ${String(floor - env.now)} ms (the floor on attempt starts)`,
+      };
+    },
   },
   SHUTDOWN: {},
 };

@@ -3,7 +3,7 @@
  * carries out the machine's effects, and publishes snapshots on `state$`.
  * @module
  */
-import { defer, isObservable, type Observable, ReplaySubject, type Subscription } from 'rxjs';
+import { defer, isObservable, type Observable, ReplaySubject, Subscription } from 'rxjs';
 import {
   type ConnectionManagerOptions,
   type ResolvedOptions,
@@ -16,22 +16,9 @@ import type { AttemptContext } from './connector.js';
 import { defineDispose, type DisposableWhereDeclared } from './dispose.js';
 import { ConnectionClosedError } from './errors/connection-closed-error.js';
 import { permanent } from './errors/permanent-error.js';
+import { runGuarded } from './errors/report-unhandled-error.js';
+import { scheduleTimerAt } from './timing/schedule-timer.js';
 import { checkOptionsObject, optionalNumber } from './validate.js';
-
-/**
- * Runs user code (a trace callback, a connector's teardown) so that a throw cannot interrupt a
- * transition: the error is rethrown asynchronously, like RxJS does for a throwing subscriber, so it
- * still reaches the host's unhandled-error reporting.
- */
-function guarded(fn: () => void): void {
-  try {
-    fn();
-  } catch (error) {
-    queueMicrotask(() => {
-      throw error;
-    });
-  }
-}
 
 /** Options of {@link ConnectionManager.waitForStateChange}. */
 export interface WaitForStateChangeOptions {
@@ -197,10 +184,10 @@ export class ConnectionManager<C = unknown> {
         resolve(false);
         return;
       }
-      let timer: Subscription | undefined;
+      const timer = new Subscription();
       const settle = (outcome: () => void): void => {
         subscription.unsubscribe();
-        timer?.unsubscribe();
+        timer.unsubscribe();
         signal?.removeEventListener('abort', onAbort);
         outcome();
       };
@@ -212,11 +199,12 @@ export class ConnectionManager<C = unknown> {
       const subscription = this.#subject.subscribe((snapshot) => {
         if (snapshot.state !== source) settle(() => { resolve(true); });
       });
-      if (deadline !== Infinity) {
-        timer = scheduler.schedule(() => {
+      // Never early, and a deadline past 2^31 - 1 ms away is waited in full.
+      timer.add(
+        scheduleTimerAt(scheduler, deadline, () => {
           settle(() => { resolve(false); });
-        }, Math.min(2 ** 31 - 1, deadline - now));
-      }
+        }),
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
@@ -248,6 +236,7 @@ export class ConnectionManager<C = unknown> {
       autoReconnect: options.autoReconnect,
       maxRetries: options.maxRetries,
       reconnectSpread: options.reconnectSpread,
+      attemptSpacing: options.attemptSpacing,
     });
     this.#machine = result.state;
     let complete = false;
@@ -259,9 +248,9 @@ export class ConnectionManager<C = unknown> {
     if (complete) this.#subject.complete();
     if (options.trace !== undefined) {
       const entry = { time: now, event: event.type, from: before.snapshot.state, to: result.state.snapshot.state, detail: result.detail };
-      guarded(() => {
+      runGuarded(() => {
         options.trace?.(entry);
-      });
+      }, options.onUnhandledError);
     }
   }
 
@@ -269,21 +258,13 @@ export class ConnectionManager<C = unknown> {
     switch (effect.type) {
       case 'set-timer': {
         this.#timer?.unsubscribe();
-        const { scheduler } = this.#options;
         const at = effect.at;
-        // Host timers may fire a millisecond early by the scheduler's clock (Node's timers run on a
-        // monotonic clock, Date.now() on the wall clock): re-arm for the rest, so that no attempt is
-        // cut, and none starts, before its time.
-        const fire = (): void => {
-          const remaining = at - scheduler.now();
-          if (remaining > 0) {
-            this.#timer = scheduler.schedule(fire, remaining);
-            return;
-          }
+        // Never early (host timers may fire a millisecond early by the scheduler's clock) and never cut
+        // at 2^31 - 1 ms: the shared helper re-arms for the rest.
+        this.#timer = scheduleTimerAt(this.#options.scheduler, at, () => {
           this.#timer = undefined;
           this.#dispatch({ type: 'timer', at });
-        };
-        this.#timer = scheduler.schedule(fire, Math.max(0, at - scheduler.now()));
+        });
         return;
       }
       case 'clear-timer':
@@ -298,7 +279,7 @@ export class ConnectionManager<C = unknown> {
         if (attempt?.id !== effect.attemptId) return;
         this.#attempt = undefined;
         // A connector whose teardown throws must not leave the manager half-way through a transition.
-        guarded(() => attempt.subscription?.unsubscribe());
+        runGuarded(() => attempt.subscription?.unsubscribe(), this.#options.onUnhandledError);
         attempt.end(effect.reason);
         return;
       }

@@ -3,10 +3,12 @@
  * @module
  */
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import type { BackoffPolicy, RandomSource } from './backoff/backoff.js';
+import { type AttemptSpacing, resolveAttemptSpacing } from './backoff/attempt-spacing.js';
+import { type BackoffPolicy, MAX_DELAY_MS, type RandomSource } from './backoff/backoff.js';
 import { grpcBackoff } from './backoff/grpc-backoff.js';
 import type { Connector } from './connector.js';
 import type { ConnectivityState } from './connectivity-state.js';
+import type { UnhandledErrorHandler } from './errors/report-unhandled-error.js';
 import { unrefScheduler } from './unref-scheduler.js';
 import {
   checkOptionsObject,
@@ -77,6 +79,18 @@ export interface ConnectionManagerOptions<C> {
   readonly unref?: boolean;
   /** Receives every transition and every ignored event, for logs and debugging. */
   readonly trace?: (entry: TraceEntry) => void;
+  /**
+   * The floor on the spacing of attempt starts, which no backoff policy or server hint can undercut:
+   * `burst` attempts may start back to back, then one per `interval` ms. `{ interval: 0 }` turns it off.
+   * @defaultValue `{ burst: 5, interval: 100 }` — at most 105 attempt starts in any 10 s window
+   */
+  readonly attemptSpacing?: Partial<AttemptSpacing>;
+  /**
+   * Receives errors thrown by your own code that the manager calls where no caller can receive them:
+   * a connector's teardown, the `trace` callback. @defaultValue RxJS's `config.onUnhandledError` if
+   * set, else the error is rethrown asynchronously (an uncaught exception, as RxJS does)
+   */
+  readonly onUnhandledError?: UnhandledErrorHandler;
 }
 
 /** The options after validation, with defaults filled in. */
@@ -91,6 +105,8 @@ export interface ResolvedOptions<C> {
   readonly scheduler: SchedulerLike;
   readonly random: RandomSource;
   readonly trace: ((entry: TraceEntry) => void) | undefined;
+  readonly attemptSpacing: AttemptSpacing;
+  readonly onUnhandledError: UnhandledErrorHandler | undefined;
 }
 
 /** Defaults of the numeric options. */
@@ -101,8 +117,6 @@ export const CONNECTION_DEFAULTS = Object.freeze({
   maxRetries: Infinity,
   reconnectSpread: 0,
 });
-
-const MAX_TIMER = 2 ** 31 - 1;
 
 /** Whether `value` has the SchedulerLike shape (now() and schedule()). */
 export function isScheduler(value: unknown): value is SchedulerLike {
@@ -146,9 +160,9 @@ export function resolveOptions<C>(options: ConnectionManagerOptions<C>): Resolve
     backoff,
     minConnectTimeout: optionalNumber('minConnectTimeout', raw['minConnectTimeout'], CONNECTION_DEFAULTS.minConnectTimeout, {
       min: 0,
-      max: MAX_TIMER,
+      max: MAX_DELAY_MS,
     }),
-    minUptime: optionalNumber('minUptime', raw['minUptime'], CONNECTION_DEFAULTS.minUptime, { min: 0, max: MAX_TIMER }),
+    minUptime: optionalNumber('minUptime', raw['minUptime'], CONNECTION_DEFAULTS.minUptime, { min: 0, max: MAX_DELAY_MS }),
     autoReconnect: optionalBoolean('autoReconnect', raw['autoReconnect'], CONNECTION_DEFAULTS.autoReconnect),
     maxRetries: optionalNumber('maxRetries', raw['maxRetries'], CONNECTION_DEFAULTS.maxRetries, {
       min: 0,
@@ -157,10 +171,12 @@ export function resolveOptions<C>(options: ConnectionManagerOptions<C>): Resolve
     }),
     reconnectSpread: optionalNumber('reconnectSpread', raw['reconnectSpread'], CONNECTION_DEFAULTS.reconnectSpread, {
       min: 0,
-      max: MAX_TIMER,
+      max: MAX_DELAY_MS,
     }),
     scheduler,
     random: optionalFunction('random', raw['random'], Math.random),
     trace: optionalFunction('trace', raw['trace']),
+    attemptSpacing: resolveAttemptSpacing('attemptSpacing', raw['attemptSpacing']),
+    onUnhandledError: optionalFunction('onUnhandledError', raw['onUnhandledError']),
   };
 }

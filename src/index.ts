@@ -43,12 +43,19 @@ export {
   type ExponentialBackoffOptions,
 } from './backoff/exponential-backoff.js';
 export { constantBackoff } from './backoff/constant-backoff.js';
+export {
+  type AttemptSpacing,
+  DEFAULT_ATTEMPT_SPACING,
+  maxStartsIn,
+  type StartCredit,
+} from './backoff/attempt-spacing.js';
 export { unrefScheduler } from './unref-scheduler.js';
 export { ConnectTimeoutError, isConnectTimeoutError } from './errors/connect-timeout-error.js';
 export { PermanentError, isPermanentError, permanent } from './errors/permanent-error.js';
 export { ShutdownError, isShutdownError } from './errors/shutdown-error.js';
 export { ConnectionClosedError, isConnectionClosedError } from './errors/connection-closed-error.js';
-export { RetryAfterError, isRetryAfterError, retryAfter } from './errors/retry-after-error.js';
+export { RetryAfterError, isRetryAfterError, retryAfter, retryAfterDelayOf } from './errors/retry-after-error.js';
+export { type UnhandledErrorHandler } from './errors/report-unhandled-error.js';
 export { ConnectorBackoffError, isConnectorBackoffError } from './errors/connector-backoff-error.js';
 export {
   happyEyeballs,

@@ -3,8 +3,7 @@
  * @module
  */
 import { Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
-
-const MAX_TIMER = 2 ** 31 - 1;
+import { MAX_DELAY_MS } from './backoff/backoff.js';
 
 type Handle = ReturnType<typeof setTimeout>;
 
@@ -20,13 +19,19 @@ class UnrefAction<T> extends Subscription implements SchedulerAction<T> {
   schedule(state?: T, delay = 0): Subscription {
     if (this.closed) return this;
     this.clear();
-    const wait = Math.min(MAX_TIMER, Math.max(0, delay));
-    const handle = setTimeout(() => {
-      this.handle = undefined;
-      this.work.call(this, state);
-    }, wait);
-    (handle as { unref?: () => void }).unref?.();
-    this.handle = handle;
+    // A host timer holds at most 2^31 - 1 ms (Node fires a longer one after 1 ms): a longer wait, or
+    // an infinite one, is armed in steps and runs the work only once its due time has come.
+    const dueAt = Date.now() + Math.max(0, delay);
+    const arm = (): void => {
+      const handle = setTimeout(() => {
+        this.handle = undefined;
+        if (Date.now() < dueAt) arm();
+        else this.work.call(this, state);
+      }, Math.min(MAX_DELAY_MS, Math.max(0, dueAt - Date.now())));
+      (handle as { unref?: () => void }).unref?.();
+      this.handle = handle;
+    };
+    arm();
     return this;
   }
 

@@ -307,15 +307,27 @@ describe('timers that fire early', () => {
   it('re-arms for the rest: no cut and no attempt before its time by the scheduler clock', () => {
     // A scheduler whose longer timers fire 1 ms early by its own clock, as host timers sometimes do.
     let now = 0;
-    const due: { fireAt: number; work: () => void; cancelled: boolean }[] = [];
+    interface Entry { fireAt: number; work: (this: unknown) => void; cancelled: boolean; action: unknown }
+    const due: Entry[] = [];
+    const fireAt = (delay: number) => now + delay - (delay >= 2 ? 1 : 0);
     const early = {
       now: () => now,
-      schedule(work: () => void, delay = 0) {
-        const entry = { fireAt: now + delay - (delay >= 2 ? 1 : 0), work, cancelled: false };
-        due.push(entry);
-        return new Subscription(() => {
+      schedule(work: (this: unknown) => void, delay = 0) {
+        const subscription = new Subscription(() => {
           entry.cancelled = true;
         });
+        // Like an RxJS action, `this.schedule()` re-arms the same timer.
+        const action = {
+          schedule(_state?: unknown, again = 0) {
+            if (subscription.closed) return subscription;
+            entry.fireAt = fireAt(again);
+            entry.cancelled = false;
+            return subscription;
+          },
+        };
+        const entry: Entry = { fireAt: fireAt(delay), work, cancelled: false, action };
+        due.push(entry);
+        return subscription;
       },
     } as unknown as SchedulerLike;
     const runDue = (until: number) => {
@@ -324,7 +336,7 @@ describe('timers that fire early', () => {
         if (next === undefined) break;
         next.cancelled = true;
         now = Math.max(now, next.fireAt);
-        next.work();
+        next.work.call(next.action);
       }
       now = until;
     };

@@ -36,10 +36,14 @@ export interface BackoffPolicy {
   first(random: RandomSource): Backoff;
 }
 
-/** Clamps a computed delay into [0, {@link MAX_DELAY_MS}]. NaN is a programming error and throws. */
-export function clampDelay(delay: number): number {
-  if (Number.isNaN(delay)) {
-    throw new RangeError('redialer: a backoff policy produced NaN as a delay');
+/**
+ * Clamps a delay into [0, {@link MAX_DELAY_MS}]. Anything but a number (a custom policy's `delay` is
+ * read unchecked) and NaN are programming errors and throw a RangeError saying what was found.
+ */
+export function clampDelay(delay: unknown): number {
+  if (typeof delay !== 'number' || Number.isNaN(delay)) {
+    const found = typeof delay === 'number' ? 'NaN' : typeof delay;
+    throw new RangeError(`redialer: the backoff policy returned ${found} as a delay; expected a number of milliseconds`);
   }
   return Math.min(MAX_DELAY_MS, Math.max(0, delay));
 }

@@ -1,4 +1,5 @@
 import { brand, hasBrand } from './brand.js';
+import { describeSafely, readSafely } from './read-safely.js';
 
 /**
  * A failure that retrying cannot fix (for example: authentication refused). A connector that fails
@@ -26,6 +27,6 @@ export function isPermanentError(value: unknown): value is PermanentError {
 /** Wraps `cause` in a {@link PermanentError} (returns it unchanged if it already is one). */
 export function permanent(cause: unknown): PermanentError {
   if (isPermanentError(cause)) return cause;
-  const message = cause instanceof Error ? cause.message : String(cause);
-  return new PermanentError(message, { cause });
+  const message = readSafely(cause, 'message');
+  return new PermanentError(typeof message === 'string' ? message : describeSafely(cause), { cause });
 }

@@ -1,6 +1,7 @@
 import { MAX_DELAY_MS } from '../backoff/backoff.js';
 import { checkNumber } from '../validate.js';
 import { brand, hasBrand } from './brand.js';
+import { readSafely } from './read-safely.js';
 
 /**
  * A failure with the server's word on when to come back (a WebSocket close 1012/1013 with a delay
@@ -21,16 +22,30 @@ export class RetryAfterError extends Error {
 
   constructor(delay: number, options?: ErrorOptions) {
     const ms = Math.min(MAX_DELAY_MS, checkNumber('delay', delay, { min: 0, allowInfinity: true }));
-    const cause = options?.cause;
-    super(`the server asked to retry after ${String(ms)} ms${cause instanceof Error ? `: ${cause.message}` : ''}`, options);
+    const message = readSafely(options?.cause, 'message');
+    super(`the server asked to retry after ${String(ms)} ms${typeof message === 'string' ? `: ${message}` : ''}`, options);
     this.delay = ms;
     brand(this, 'RetryAfterError');
   }
 }
 
-/** Whether `value` is a {@link RetryAfterError} (from any copy of redialer). */
+/**
+ * The wait a {@link RetryAfterError} asks for, validated: a number of milliseconds in
+ * [0, {@link MAX_DELAY_MS}] (a longer one is cut to it), or undefined when `value` is not one or its
+ * `delay` is not a number >= 0 (a hand-made value with the brand and a NaN delay asks for nothing).
+ */
+export function retryAfterDelayOf(value: unknown): number | undefined {
+  if (!hasBrand(value, 'RetryAfterError')) return undefined;
+  const delay = readSafely(value, 'delay');
+  return typeof delay === 'number' && delay >= 0 ? Math.min(MAX_DELAY_MS, delay) : undefined;
+}
+
+/**
+ * Whether `value` is a {@link RetryAfterError} (from any copy of redialer) whose `delay` is a number
+ * >= 0. Read the wait with {@link retryAfterDelayOf}, which also bounds it.
+ */
 export function isRetryAfterError(value: unknown): value is RetryAfterError {
-  return hasBrand(value, 'RetryAfterError');
+  return retryAfterDelayOf(value) !== undefined;
 }
 
 /** Wraps `cause` in a {@link RetryAfterError} asking for at least `delay` ms before the next attempt. */

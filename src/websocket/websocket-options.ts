@@ -5,7 +5,7 @@
  */
 import type { SchedulerLike } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
-import type { BackoffPolicy, RandomSource } from '../backoff/backoff.js';
+import { type BackoffPolicy, MAX_DELAY_MS, type RandomSource } from '../backoff/backoff.js';
 import { GRPC_BACKOFF_DEFAULTS, grpcBackoff } from '../backoff/grpc-backoff.js';
 import type { TraceEntry } from '../connection-options.js';
 import {
@@ -101,7 +101,6 @@ export const WEBSOCKET_DEFAULTS = Object.freeze({
   visibleRetryThreshold: 5000,
 });
 
-const MAX_TIMER = 2 ** 31 - 1;
 
 /** The options after validation. */
 export interface ResolvedWebSocketOptions {
@@ -155,10 +154,10 @@ function resolveCodes(value: unknown): readonly number[] {
 export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | undefined): ResolvedWebSocketOptions {
   const raw = checkOptionsObject('ReconnectingWebSocket options', options);
   const d = WEBSOCKET_DEFAULTS;
-  const minDelay = optionalNumber('minReconnectionDelay', raw['minReconnectionDelay'], d.minReconnectionDelay, { min: 0, max: MAX_TIMER });
+  const minDelay = optionalNumber('minReconnectionDelay', raw['minReconnectionDelay'], d.minReconnectionDelay, { min: 0, max: MAX_DELAY_MS });
   const maxDelay = optionalNumber('maxReconnectionDelay', raw['maxReconnectionDelay'], Math.max(d.maxReconnectionDelay, minDelay), {
     min: minDelay,
-    max: MAX_TIMER,
+    max: MAX_DELAY_MS,
   });
   const multiplier = optionalNumber('reconnectionDelayGrowFactor', raw['reconnectionDelayGrowFactor'], d.reconnectionDelayGrowFactor, { min: 1 });
   const jitter = optionalNumber('reconnectionDelayJitter', raw['reconnectionDelayJitter'], d.reconnectionDelayJitter, { min: 0, max: 1 });
@@ -176,8 +175,8 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
     minDelay,
     maxDelay,
     jitter,
-    minUptime: optionalNumber('minUptime', raw['minUptime'], d.minUptime, { min: 0, max: MAX_TIMER }),
-    connectionTimeout: optionalNumber('connectionTimeout', raw['connectionTimeout'], d.connectionTimeout, { min: 0, max: MAX_TIMER }),
+    minUptime: optionalNumber('minUptime', raw['minUptime'], d.minUptime, { min: 0, max: MAX_DELAY_MS }),
+    connectionTimeout: optionalNumber('connectionTimeout', raw['connectionTimeout'], d.connectionTimeout, { min: 0, max: MAX_DELAY_MS }),
     maxRetries: optionalNumber('maxRetries', raw['maxRetries'], d.maxRetries, { min: 0, integer: true, allowInfinity: true }),
     maxEnqueuedMessages: optionalNumber('maxEnqueuedMessages', raw['maxEnqueuedMessages'], d.maxEnqueuedMessages, {
       min: 0,

@@ -1,0 +1,198 @@
+/**
+ * Hostile values in the core: errors whose every property access throws, hand-made values carrying
+ * redialer's brands with absurd contents, timers longer than the host can arm, and user callbacks
+ * that throw (routed through `onUnhandledError`).
+ */
+import { Observable, config } from 'rxjs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  ConnectionManager,
+  MAX_DELAY_MS,
+  constantBackoff,
+  isPermanentError,
+  isRetryAfterError,
+  permanent,
+  retryAfterDelayOf,
+  unrefScheduler,
+} from '../../src/index.js';
+import { createFakeConnector, createVirtualClock } from '../../src/testing/index.js';
+import { hostLikeScheduler } from '../support/host-like-scheduler.js';
+
+/** An error whose every trap throws, and one whose proxy is revoked. */
+function hostileErrors(): [string, unknown][] {
+  const throwing = new Proxy(new Error('boom'), {
+    get() { throw new Error('get trap'); },
+    has() { throw new Error('has trap'); },
+    getPrototypeOf() { throw new Error('getPrototypeOf trap'); },
+    ownKeys() { throw new Error('ownKeys trap'); },
+    getOwnPropertyDescriptor() { throw new Error('getOwnPropertyDescriptor trap'); },
+  });
+  const revocable = Proxy.revocable(new Error('gone'), {});
+  revocable.revoke();
+  return [['a Proxy whose traps throw', throwing], ['a revoked Proxy', revocable.proxy]];
+}
+
+/** A hand-made value with the RetryAfterError brand. */
+function forgedRetryAfter(delay: unknown): Error {
+  const error = new Error('forged');
+  Object.defineProperty(error, Symbol.for('redialer.RetryAfterError'), { value: true });
+  Object.defineProperty(error, 'delay', { value: delay });
+  return error;
+}
+
+describe('hostile error values reach the manager', () => {
+  it.each(hostileErrors())('%s: connect() does not throw and the manager keeps retrying', (_name, hostile) => {
+    const clock = createVirtualClock();
+    const fake = createFakeConnector((attempt) => { attempt.fail(hostile); });
+    const manager = new ConnectionManager({ connector: fake.connector, scheduler: clock.scheduler, random: () => 0.5, trace: () => undefined });
+    expect(() => { manager.connect(); }).not.toThrow();
+    expect(manager.snapshot.state).toBe('TRANSIENT_FAILURE');
+    // Compared by identity: the test framework's deep equality would itself trip the traps.
+    expect(manager.snapshot.lastError === hostile).toBe(true);
+    expect(() => { clock.advanceBy(3000); }).not.toThrow();
+    expect(fake.attempts.length).toBe(3);
+    manager.shutdown();
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it.each(hostileErrors())('%s: guards and permanent() read it safely', (_name, hostile) => {
+    expect(isPermanentError(hostile)).toBe(false);
+    expect(isRetryAfterError(hostile)).toBe(false);
+    expect(permanent(hostile).message).toMatch(/hostile|boom|gone|Error/);
+  });
+
+  it('a branded value with delay NaN is not trusted: the backoff applies instead of waiting forever', () => {
+    const clock = createVirtualClock();
+    const fake = createFakeConnector((attempt) => { attempt.fail(forgedRetryAfter(NaN)); });
+    const manager = new ConnectionManager({ connector: fake.connector, scheduler: clock.scheduler, backoff: constantBackoff(1000), minConnectTimeout: 0 });
+    manager.connect();
+    const s = manager.snapshot;
+    expect(s.state === 'TRANSIENT_FAILURE' && s.nextAttemptAt).toBe(1000);
+    clock.advanceBy(1000);
+    expect(fake.attempts.length).toBe(2);
+    manager.shutdown();
+    expect(isRetryAfterError(forgedRetryAfter(NaN))).toBe(false);
+    expect(isRetryAfterError(forgedRetryAfter('5'))).toBe(false);
+    expect(isRetryAfterError(forgedRetryAfter(-1))).toBe(false);
+  });
+
+  it('a branded value with delay 1e30 waits the largest timer, armed within the host limit, and nothing spins', () => {
+    const host = hostLikeScheduler();
+    const fake = createFakeConnector((attempt) => { attempt.fail(forgedRetryAfter(1e30)); });
+    const manager = new ConnectionManager({ connector: fake.connector, scheduler: host.scheduler, minConnectTimeout: 0 });
+    manager.connect();
+    const s = manager.snapshot;
+    expect(s.state === 'TRANSIENT_FAILURE' && s.nextAttemptAt).toBe(MAX_DELAY_MS);
+    expect(retryAfterDelayOf(forgedRetryAfter(1e30))).toBe(MAX_DELAY_MS);
+    host.runUntil(MAX_DELAY_MS - 1);
+    expect(fake.attempts.length).toBe(1);
+    // No re-arm loop: the attempt's cut timer, then the wait armed once, within the limit.
+    expect(host.arms.filter((a) => a > 0)).toEqual([1000, MAX_DELAY_MS]);
+    host.runUntil(MAX_DELAY_MS);
+    expect(fake.attempts.length).toBe(2);
+    manager.shutdown();
+    expect(host.pending()).toBe(0);
+  });
+});
+
+describe('timers longer than 2^31 - 1 ms', () => {
+  it('waitForStateChange({ timeout: 3e9 }) resolves false at 3e9 ms, not at 24.8 days nor after 1 ms', async () => {
+    const host = hostLikeScheduler();
+    const manager = new ConnectionManager({ connector: createFakeConnector().connector, scheduler: host.scheduler });
+    let outcome: boolean | undefined;
+    void manager.waitForStateChange('IDLE', { timeout: 3e9 }).then((v) => { outcome = v; });
+    expect(Math.max(...host.arms)).toBeLessThanOrEqual(MAX_DELAY_MS);
+    host.runUntil(MAX_DELAY_MS + 1000);
+    await Promise.resolve();
+    expect(outcome).toBeUndefined();
+    host.runUntil(3e9);
+    await Promise.resolve();
+    expect(outcome).toBe(false);
+    manager.shutdown();
+    expect(host.pending()).toBe(0);
+  });
+});
+
+describe('throwing user code is routed to onUnhandledError', () => {
+  afterEach(() => {
+    config.onUnhandledError = null;
+  });
+
+  it('a throwing trace callback and teardown go to the hook; the manager is unharmed', () => {
+    const clock = createVirtualClock();
+    const routed: unknown[] = [];
+    const manager = new ConnectionManager({
+      connector: () => new Observable<never>(() => () => { throw new Error('teardown'); }),
+      scheduler: clock.scheduler,
+      trace: () => { throw new Error('trace'); },
+      onUnhandledError: (error) => routed.push(error),
+    });
+    manager.connect();
+    manager.shutdown();
+    expect(manager.snapshot.state).toBe('SHUTDOWN');
+    expect(routed.map((e) => (e as Error).message)).toEqual(['trace', expect.stringMatching(/teardown/), 'trace']);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it("without the option, RxJS's config.onUnhandledError receives them", () => {
+    const routed: unknown[] = [];
+    config.onUnhandledError = (error: unknown) => routed.push(error);
+    const manager = new ConnectionManager({ connector: createFakeConnector().connector, scheduler: createVirtualClock().scheduler, trace: () => { throw new Error('trace'); } });
+    manager.connect();
+    manager.shutdown();
+    expect(routed).toHaveLength(2);
+  });
+
+  it('a hook that throws in turn: both errors are rethrown asynchronously, none is lost', async () => {
+    const uncaught: unknown[] = [];
+    const listener = (error: unknown) => uncaught.push(error);
+    process.prependListener('uncaughtException', listener);
+    const listeners = process.listeners('uncaughtException').filter((l) => l !== listener);
+    for (const l of listeners) process.removeListener('uncaughtException', l);
+    try {
+      const manager = new ConnectionManager({
+        connector: createFakeConnector().connector,
+        scheduler: createVirtualClock().scheduler,
+        trace: () => { throw new Error('trace'); },
+        onUnhandledError: () => { throw new Error('hook'); },
+      });
+      manager.connect();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      manager.shutdown();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    } finally {
+      process.removeListener('uncaughtException', listener);
+      for (const l of listeners) process.on('uncaughtException', l);
+    }
+    expect(uncaught.length).toBeGreaterThanOrEqual(1);
+    expect(uncaught[0]).toBeInstanceOf(AggregateError);
+    expect((uncaught[0] as AggregateError).errors.map((e) => (e as Error).message)).toEqual(['trace', 'hook']);
+  });
+});
+
+describe('unrefScheduler', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('waits a delay longer than 2^31 - 1 ms in full (the host fires a longer timer after 1 ms)', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], shouldClearNativeTimers: true });
+    const fired: number[] = [];
+    const start = Date.now();
+    const subscription = unrefScheduler.schedule(() => { fired.push(Date.now() - start); }, 3e9);
+    vi.advanceTimersByTime(MAX_DELAY_MS);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(3e9 - MAX_DELAY_MS);
+    expect(fired).toEqual([3e9]);
+    subscription.unsubscribe();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('an unsubscribed long wait leaves no timer', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const subscription = unrefScheduler.schedule(() => undefined, 5e9);
+    vi.advanceTimersByTime(MAX_DELAY_MS + 10);
+    subscription.unsubscribe();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});

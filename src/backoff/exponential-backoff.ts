@@ -54,7 +54,8 @@ function jittered(jitter: Exclude<JitterKind, 'decorrelated'>, value: number, ra
     case 'full':
       return clampDelay(uniform(random, 0, value));
     case 'equal':
-      return clampDelay(value / 2 + uniform(random, 0, value / 2));
+      // min(): value/2 + value/2 can round one ulp above value.
+      return clampDelay(Math.min(value, value / 2 + uniform(random, 0, value / 2)));
   }
 }
 

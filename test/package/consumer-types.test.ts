@@ -9,9 +9,9 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packPackage, type PackedPackage } from '../support/packed-package.js';
+import { formatDiagnostics, typeCheckProject } from '../support/type-check.js';
 
 const skip = process.env['REDIALER_PACKAGE_CHECKS'] === 'skip';
 if (skip) console.log('consumer-types: skipped (REDIALER_PACKAGE_CHECKS=skip; runs once per CI)');
@@ -134,27 +134,6 @@ afterAll(() => {
   packed?.remove();
 });
 
-/** Parsed declaration files, shared by the consumers (lib.dom.d.ts and rxjs are parsed once). */
-const sourceCache = new Map<string, ts.SourceFile | undefined>();
-
-/** Type-checks a consumer project in-process, like `tsc -p dir`; returns the diagnostics, one per line. */
-function check(dir: string): string {
-  const configPath = join(dir, 'tsconfig.json');
-  const config = ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
-  if (config === undefined) throw new Error(`cannot read ${configPath}`);
-  const host = ts.createCompilerHost(config.options);
-  const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (fileName, languageVersion, ...rest) => {
-    if (!fileName.endsWith('.d.ts') || fileName.includes('/consumer-')) return getSourceFile(fileName, languageVersion, ...rest);
-    const key = `${fileName}|${JSON.stringify(languageVersion)}`;
-    if (!sourceCache.has(key)) sourceCache.set(key, getSourceFile(fileName, languageVersion, ...rest));
-    return sourceCache.get(key);
-  };
-  const program = ts.createProgram({ rootNames: config.fileNames, options: config.options, host });
-  const diagnostics = [...config.errors, ...ts.getPreEmitDiagnostics(program)];
-  return ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => dir, getNewLine: () => '\n' }).trim();
-}
-
 describe.skipIf(skip)('the packed types compile for each kind of consumer', () => {
   it.each(CONSUMERS.map((c) => [c.name, c] as const))('%s', (_name, consumer) => {
     const pkg = packed!;
@@ -167,6 +146,6 @@ describe.skipIf(skip)('the packed types compile for each kind of consumer', () =
       JSON.stringify({ compilerOptions: consumer.compilerOptions, files: Object.keys(consumer.files) }, null, 2),
     );
     for (const [file, text] of Object.entries(consumer.files)) writeFileSync(join(dir, file), text);
-    expect(check(dir)).toBe('');
+    expect(formatDiagnostics(typeCheckProject(dir))).toBe('');
   }, 120_000);
 });

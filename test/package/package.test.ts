@@ -44,7 +44,7 @@ describe('exports map', () => {
 describe('CommonJS', () => {
   it('require("redialer") works from a CommonJS consumer', async () => {
     const { stdout, stderr } = await run(process.execPath, [join(root, 'test/fixtures/cjs-consumer.cjs')], { timeout: 15_000 });
-    expect(JSON.parse(stdout)).toEqual({ state: 'CONNECTING', after: 'SHUTDOWN', pending: 0 });
+    expect(JSON.parse(stdout)).toEqual({ state: 'CONNECTING', after: 'SHUTDOWN', pending: 0, sameRxjs: true });
     expect(stderr).not.toMatch(/Error/);
   });
 });

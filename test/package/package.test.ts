@@ -66,10 +66,11 @@ describe('browser-safe entries import only what they declare', () => {
 });
 
 describe('files whitelist', () => {
-  it('packs only dist, README, LICENSE and package.json', async () => {
+  it('packs dist, the user docs, the examples and the benchmark figures they link to', async () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, timeout: 60_000 });
     const [report] = JSON.parse(stdout) as [{ files: { path: string }[] }];
-    const outside = report.files.map((f) => f.path).filter((p) => !/^(dist\/|README\.md$|LICENSE$|package\.json$)/.test(p));
+    const shipped = /^(dist\/|docs\/[^/]+\.md$|examples\/|bench\/results\/[^/]+\.svg$|(README|BENCHMARKS|RELIABILITY)\.md$|LICENSE$|package\.json$)/;
+    const outside = report.files.map((f) => f.path).filter((p) => !shipped.test(p));
     expect(outside).toEqual([]);
     expect(report.files.some((f) => f.path === 'dist/index.d.ts')).toBe(true);
   });

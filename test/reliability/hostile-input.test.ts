@@ -37,7 +37,16 @@ describe('hostile options', () => {
     fc.assert(
       fc.property(
         fc.record(
-          { minConnectTimeout: anything, minUptime: anything, autoReconnect: anything, random: anything, trace: anything, unref: anything },
+          {
+            minConnectTimeout: anything,
+            minUptime: anything,
+            autoReconnect: anything,
+            random: anything,
+            trace: anything,
+            unref: anything,
+            attemptSpacing: fc.oneof(anything, fc.record({ burst: anything, interval: anything }, { requiredKeys: [] })),
+            onUnhandledError: anything,
+          },
           { requiredKeys: [] },
         ),
         (options) => {
@@ -275,7 +284,7 @@ const RWS_OPTIONS = [
 const CHANNEL_OPTIONS = ['minConnectTimeout', 'minUptime', 'autoReconnect', 'random', 'trace', 'unref', 'backoff', 'scheduler', 'waitForReady', 'channelOptions'] as const;
 const RETRY_OPTIONS = [
   'maxAttempts', 'totalTimeout', 'backoff', 'classify', 'idempotency', 'precondition', 'serverHints', 'maxRetryAfter', 'budget', 'metrics',
-  'scheduler', 'random', 'signal', 'attemptTimeout',
+  'scheduler', 'random', 'signal', 'attemptTimeout', 'attemptSpacing', 'onUnhandledError',
 ] as const;
 
 describe('hostile adapter options: each bad value gets a TypeError/RangeError naming the option', () => {

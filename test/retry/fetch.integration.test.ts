@@ -54,13 +54,24 @@ async function getText(url: string, signal: AbortSignal, init: RequestInit = {})
 }
 
 describe('retry() with real fetch', () => {
-  it('503 with Retry-After: 0 is retried at once until the server answers', async () => {
+  it('503 with Retry-After: 0 is retried on the backoff until the server answers', async () => {
     const server = await serve((_req, res, n) => {
       if (n < 3) res.writeHead(503, { 'Retry-After': '0' }).end();
       else res.end('hello');
     });
-    await expect(retry(({ signal }) => getText(server.url, signal), { ...fast, backoff: constantBackoff(60_000) })).resolves.toBe('hello');
+    await expect(retry(({ signal }) => getText(server.url, signal), fast)).resolves.toBe('hello');
     expect(server.calls()).toBe(3);
+  });
+
+  it('Retry-After: 0 does not replace the backoff: with a 60 s backoff and 1 s left, one request and a give-up', async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(503, { 'Retry-After': '0' }).end();
+    });
+    const error = await retry(({ signal }) => getText(server.url, signal), { ...fast, backoff: constantBackoff(60_000), totalTimeout: 1000 }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ reason: 'deadline', attempts: 1 });
+    expect(server.calls()).toBe(1);
   });
 
   it('connection refused: fetch throws TypeError("fetch failed") with an ECONNREFUSED cause, which proves nothing was sent', async () => {

@@ -74,7 +74,7 @@ describe('retryBackoff(): marble tests', () => {
     const busy = new HttpResponseError({ status: 503, headers: { 'retry-after': '2' } });
     scheduler.run(({ cold, expectSubscriptions, expectObservable }) => {
       const source = cold('#', undefined, busy);
-      expectObservable(source.pipe(retryBackoff({ maxAttempts: 2, backoff: constantBackoff(1), scheduler }))).toBe('2000ms #', undefined, giveUp('attempts', 2));
+      expectObservable(source.pipe(retryBackoff({ maxAttempts: 2, backoff: constantBackoff(1), scheduler, random: () => 0 }))).toBe('2000ms #', undefined, giveUp('attempts', 2));
       expectSubscriptions(source.subscriptions).toBe(['(^!)', '2000ms (^!)']);
     });
   });

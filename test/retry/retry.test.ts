@@ -211,20 +211,32 @@ describe('retry(): Retry-After', () => {
   const unavailable = (retryAfter: string): HttpResponseError =>
     new HttpResponseError(new Response(null, { status: 503, headers: { 'Retry-After': retryAfter } }));
 
-  it('waits what the server says instead of the backoff', async () => {
+  it('waits at least what the server says, spread upwards by up to 20 % (random 0.5: +10 %), when longer than the backoff', async () => {
     const { clock, promise, op, events } = setup([unavailable('3'), 'ok']);
     await drive(clock, promise);
-    expect(op.starts()).toEqual([0, 3000]);
-    expect(events[1]).toMatchObject({ type: 'retry', delay: 3000, source: 'retry-after' });
+    expect(op.starts()).toEqual([0, 3300]);
+    expect(events[1]).toMatchObject({ type: 'retry', delay: 3300, source: 'retry-after' });
   });
 
-  it('an HTTP-date is measured against the scheduler clock; a past date retries at once', async () => {
+  it('a hint shorter than the backoff (0 included) leaves the backoff as it is: a floor, never a replacement', async () => {
+    const { clock, promise, op, events } = setup([unavailable('0'), unavailable('0'), 'ok']);
+    await drive(clock, promise);
+    expect(op.starts()).toEqual([0, 1000, 2000]);
+    expect(events[1]).toMatchObject({ type: 'retry', delay: 1000, source: 'backoff' });
+  });
+
+  it('an HTTP-date is measured against the scheduler clock; a past date (or a client clock ahead) leaves the backoff', async () => {
     const clock = createVirtualClock(Date.UTC(2026, 0, 1, 12, 0, 0));
     const op = scripted([unavailable('Thu, 01 Jan 2026 12:00:05 GMT'), unavailable('Thu, 01 Jan 2026 11:00:00 GMT'), 'ok'], clock);
     const promise = retry(op.operation, { scheduler: clock.scheduler, backoff: constantBackoff(1000) });
     await drive(clock, promise);
     const t0 = Date.UTC(2026, 0, 1, 12, 0, 0);
-    expect(op.starts().map((t) => t - t0)).toEqual([0, 5000, 5000]);
+    // 5 s asked (spread: random is Math.random, so within [5000, 6000]); then a past date: the 1 s backoff.
+    const [first, second, third] = op.starts().map((t) => t - t0);
+    expect(first).toBe(0);
+    expect(second).toBeGreaterThanOrEqual(5000);
+    expect(second).toBeLessThanOrEqual(6000);
+    expect((third ?? 0) - (second ?? 0)).toBe(1000);
   });
 
   it('an invalid value is ignored and the backoff applies', async () => {
@@ -233,10 +245,10 @@ describe('retry(): Retry-After', () => {
     expect(op.starts()).toEqual([0, 1000]);
   });
 
-  it('is clamped by maxRetryAfter', async () => {
+  it('is clamped by maxRetryAfter (at the cap the spread goes downwards: random 0.5 gives 4500)', async () => {
     const { clock, promise, op } = setup([unavailable('3600'), 'ok'], { maxRetryAfter: 5000 });
     await drive(clock, promise);
-    expect(op.starts()).toEqual([0, 5000]);
+    expect(op.starts()).toEqual([0, 4500]);
   });
 
   it('beyond the remaining deadline: gives up at once, saying so', async () => {
@@ -260,12 +272,25 @@ describe('retry(): gRPC pushback', () => {
   const UNAVAILABLE = 14;
   const doubling: BackoffPolicy = exponentialBackoff({ initialDelay: 100, multiplier: 2, jitter: 'none' });
 
-  it('waits exactly the pushback, then the backoff starts again from its first step', async () => {
+  it('waits the pushback (spread like Retry-After), then the backoff starts again from its first step', async () => {
     const outcomes = [grpcError(UNAVAILABLE), grpcError(UNAVAILABLE), grpcError(UNAVAILABLE, { 'grpc-retry-pushback-ms': '5000' }), grpcError(UNAVAILABLE), 'ok'];
     const { clock, promise, op } = setup(outcomes, { backoff: doubling, maxAttempts: 5 });
     await drive(clock, promise);
-    // waits: 100, 200, pushback 5000 (not 400), then 100 again (reset), not 800.
-    expect(op.starts()).toEqual([0, 100, 300, 5300, 5400]);
+    // waits: 100, 200, pushback 5000 + 10 % (not 400), then 100 again (reset), not 800.
+    expect(op.starts()).toEqual([0, 100, 300, 5800, 5900]);
+  });
+
+  it('is capped by maxRetryAfter: 2^31 ms of pushback waits at most a minute with the defaults', async () => {
+    const { clock, promise, op, events } = setup([grpcError(UNAVAILABLE, { 'grpc-retry-pushback-ms': '2147483648' }), 'ok']);
+    await drive(clock, promise);
+    expect(op.starts()).toEqual([0, 54_000]);
+    expect(events[1]).toMatchObject({ type: 'retry', delay: 54_000, source: 'pushback' });
+  });
+
+  it('a pushback of 0 does not undercut the backoff', async () => {
+    const { clock, promise, op } = setup([grpcError(UNAVAILABLE, { 'grpc-retry-pushback-ms': '0' }), 'ok']);
+    await drive(clock, promise);
+    expect(op.starts()).toEqual([0, 1000]);
   });
 
   it('a negative pushback: do not retry', async () => {

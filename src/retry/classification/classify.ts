@@ -5,6 +5,7 @@
  * @module
  */
 import { isPermanentError } from '../../errors/permanent-error.js';
+import { describeSafely, readSafely } from '../../errors/read-safely.js';
 import { describeValue } from '../../validate.js';
 import { isAttemptTimeoutError } from '../timeouts/attempt-timeout-error.js';
 import { GrpcStatus, grpcStatusName, toGrpcStatusCode } from './grpc-status.js';
@@ -97,14 +98,7 @@ export interface ClassifierOptions {
   readonly rules?: readonly ClassifierRule[];
 }
 
-function field(value: unknown, key: string): unknown {
-  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return undefined;
-  try {
-    return (value as Record<string, unknown>)[key];
-  } catch {
-    return undefined;
-  }
-}
+const field = readSafely;
 
 function isHttpStatus(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 599;
@@ -129,7 +123,7 @@ export function httpStatusOf(error: unknown): number | undefined {
 export function grpcCodeOf(error: unknown): number | undefined {
   const code = field(error, 'code');
   if (typeof code !== 'number' || grpcStatusName(code) === undefined) return undefined;
-  if (field(error, 'name') === 'DOMException' || (typeof DOMException !== 'undefined' && error instanceof DOMException)) {
+  if (field(error, 'name') === 'DOMException' || isDomException(error)) {
     return undefined;
   }
   return field(error, 'details') !== undefined || field(error, 'metadata') !== undefined ? code : undefined;
@@ -152,9 +146,17 @@ function causeChain(error: unknown): unknown[] {
   return out;
 }
 
+function isDomException(error: unknown): boolean {
+  try {
+    return typeof DOMException !== 'undefined' && error instanceof DOMException;
+  } catch {
+    // A revoked Proxy throws on instanceof.
+    return false;
+  }
+}
+
 function describeError(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return describeValue(error);
+  return typeof error === 'object' || typeof error === 'function' ? describeSafely(error) : describeValue(error);
 }
 
 /**

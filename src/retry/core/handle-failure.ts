@@ -5,7 +5,7 @@
  */
 import type { Backoff } from '../../backoff/backoff.js';
 import { markRetriesExhausted } from './retries-exhausted.js';
-import { decideRetry } from '../policy/retry-decision.js';
+import { type RetryLoopState, decideRetry } from '../policy/retry-decision.js';
 import { RetryError } from './retry-error.js';
 import { emit } from './retry-event.js';
 import type { ResolvedRetryPolicy } from '../policy/retry-options.js';
@@ -15,28 +15,23 @@ export type FailureOutcome =
   | { readonly type: 'retry'; readonly delay: number; readonly backoff: Backoff | undefined }
   | { readonly type: 'throw'; readonly error: unknown };
 
-/** Handles the failure of attempt `attempt`; `backoff` is the loop's backoff state. */
-export function handleFailure(
-  error: unknown,
-  attempt: number,
-  backoff: Backoff | undefined,
-  deadline: number,
-  policy: ResolvedRetryPolicy,
-): FailureOutcome {
-  const { budget, metrics } = policy;
+/** Handles the failure of attempt `state.attempt`; `state` is the loop's state after it. */
+export function handleFailure(error: unknown, state: RetryLoopState, policy: ResolvedRetryPolicy): FailureOutcome {
+  const { budget, metrics, onUnhandledError } = policy;
+  const { attempt } = state;
   const classification = policy.classify(error);
   // gRFC A6 takes a token for the failure before it asks whether a retry is allowed.
   if (classification.kind === 'transient') budget?.onTransientFailure();
-  const decision = decideRetry(error, classification, { attempt, backoff, deadline }, policy, {
+  const decision = decideRetry(error, classification, state, policy, {
     now: policy.scheduler.now(),
     budgetAllows: budget?.canRetry() ?? true,
   });
   switch (decision.type) {
     case 'permanent':
-      emit(metrics, { type: 'permanent', attempt, reason: decision.classification.reason, error });
+      emit(metrics, { type: 'permanent', attempt, reason: decision.classification.reason, error }, onUnhandledError);
       return { type: 'throw', error: markRetriesExhausted(error) };
     case 'give-up':
-      emit(metrics, { type: 'give-up', attempt, reason: decision.reason, error });
+      emit(metrics, { type: 'give-up', attempt, reason: decision.reason, error }, onUnhandledError);
       return { type: 'throw', error: new RetryError(decision.reason, attempt, error, decision.detail) };
     case 'retry':
       emit(metrics, {
@@ -46,7 +41,7 @@ export function handleFailure(
         source: decision.source,
         reason: decision.classification.reason,
         error,
-      });
+      }, onUnhandledError);
       return { type: 'retry', delay: decision.delay, backoff: decision.backoff };
   }
 }

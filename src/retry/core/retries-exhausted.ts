@@ -4,17 +4,22 @@
  * permanent. Two layers of 3 attempts then make 3 attempts, not 9.
  * @module
  */
+import { readSafely } from '../../errors/read-safely.js';
 
 const MARK = Symbol.for('redialer.RetriesExhausted');
 
 /**
- * Marks `error` as having used up its retries and returns it. Primitives and frozen objects cannot
- * carry the mark and are returned unchanged.
+ * Marks `error` as having used up its retries and returns it. Primitives, frozen objects and hostile
+ * Proxies cannot carry the mark and are returned unchanged.
  */
 export function markRetriesExhausted<E>(error: E): E {
   if ((typeof error === 'object' && error !== null) || typeof error === 'function') {
-    if (Object.isExtensible(error) && !Object.hasOwn(error, MARK)) {
-      Object.defineProperty(error, MARK, { value: true });
+    try {
+      if (Object.isExtensible(error) && !Object.hasOwn(error, MARK)) {
+        Object.defineProperty(error, MARK, { value: true });
+      }
+    } catch {
+      // A Proxy whose traps throw (or a revoked one) cannot carry the mark either.
     }
   }
   return error;
@@ -22,8 +27,5 @@ export function markRetriesExhausted<E>(error: E): E {
 
 /** Whether a retry layer has already given up on `error` (from any copy of redialer). */
 export function isRetriesExhausted(error: unknown): boolean {
-  return (
-    ((typeof error === 'object' && error !== null) || typeof error === 'function') &&
-    (error as Record<symbol, unknown>)[MARK] === true
-  );
+  return readSafely(error, MARK) === true;
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { defer, type MonoTypeOperatorFunction, type Observable, retry as rxRetry, tap, throwError, timer } from 'rxjs';
+import { FULL_CREDIT, spendStart } from '../../backoff/attempt-spacing.js';
 import type { Backoff } from '../../backoff/backoff.js';
 import { checkOptionsObject, optionalBoolean } from '../../validate.js';
 import { handleFailure } from './handle-failure.js';
@@ -39,13 +40,14 @@ export function retryBackoff<T>(options: RetryBackoffOptions = {}): MonoTypeOper
   const raw = checkOptionsObject('retryBackoff options', options);
   const policy = resolveRetryPolicy(options, 'retryBackoff options');
   const resetOnSuccess = optionalBoolean('resetOnSuccess', raw['resetOnSuccess'], false);
-  const { scheduler, budget, metrics } = policy;
+  const { scheduler, budget, metrics, onUnhandledError } = policy;
 
   return (source: Observable<T>) =>
     defer(() => {
       let attempt = 0;
       let backoff: Backoff | undefined;
       let deadline = scheduler.now() + policy.totalTimeout;
+      let credit = FULL_CREDIT;
 
       const oneAttempt = defer(() => {
         attempt++;
@@ -55,9 +57,10 @@ export function retryBackoff<T>(options: RetryBackoffOptions = {}): MonoTypeOper
           if (succeeded) return;
           succeeded = true;
           budget?.onSuccess();
-          emit(metrics, { type: 'success', attempt: current });
+          emit(metrics, { type: 'success', attempt: current }, onUnhandledError);
         };
-        emit(metrics, { type: 'attempt', attempt: current });
+        emit(metrics, { type: 'attempt', attempt: current }, onUnhandledError);
+        credit = spendStart(credit, scheduler.now(), policy.attemptSpacing);
         budget?.onAttempt(current > 1);
         return source.pipe(
           tap({
@@ -78,7 +81,7 @@ export function retryBackoff<T>(options: RetryBackoffOptions = {}): MonoTypeOper
       return oneAttempt.pipe(
         rxRetry({
           delay: (error: unknown) => {
-            const next = handleFailure(error, attempt, backoff, deadline, policy);
+            const next = handleFailure(error, { attempt, backoff, deadline, credit }, policy);
             if (next.type === 'throw') return throwError(() => next.error);
             backoff = next.backoff;
             return timer(next.delay, scheduler);

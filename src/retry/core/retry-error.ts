@@ -1,4 +1,5 @@
 import { brand, hasBrand } from '../../errors/brand.js';
+import { describeSafely } from '../../errors/read-safely.js';
 import { markRetriesExhausted } from './retries-exhausted.js';
 
 /**
@@ -41,7 +42,7 @@ export class RetryError extends Error {
     /** What happened, in words; the message adds the attempt count and the last failure. */
     detail: string,
   ) {
-    super(`gave up after ${String(attempts)} attempt${attempts === 1 ? '' : 's'}: ${detail}; last failure: ${describeCause(cause)}`, {
+    super(`gave up after ${String(attempts)} attempt${attempts === 1 ? '' : 's'}: ${detail}; last failure: ${describeSafely(cause)}`, {
       cause,
     });
     brand(this, 'RetryError');
@@ -49,14 +50,7 @@ export class RetryError extends Error {
   }
 }
 
-function describeCause(cause: unknown): string {
-  if (cause instanceof Error) return `${cause.name}: ${cause.message}`;
-  try {
-    return String(cause);
-  } catch {
-    return typeof cause;
-  }
-}
+
 
 /** Whether `value` is a {@link RetryError} (from any copy of redialer). */
 export function isRetryError(value: unknown): value is RetryError {

@@ -2,6 +2,7 @@
  * What a retry loop reports as it goes: the events that metrics count and logs print.
  * @module
  */
+import { type UnhandledErrorHandler, runGuarded } from '../../errors/report-unhandled-error.js';
 import type { GiveUpReason } from './retry-error.js';
 
 /** Where a retry's wait came from: the backoff policy, `Retry-After`, or gRPC pushback. */
@@ -33,14 +34,13 @@ export interface RetryEventSink {
   record(event: RetryEvent): void;
 }
 
-/** Hands `event` to `sink`; a throwing sink cannot break the call, and its error is not lost. */
-export function emit(sink: RetryEventSink | undefined, event: RetryEvent): void {
+/**
+ * Hands `event` to `sink`; a throwing sink cannot break the call, and its error is not lost: it goes
+ * to `onUnhandledError` (see {@link reportUnhandledError}).
+ */
+export function emit(sink: RetryEventSink | undefined, event: RetryEvent, onUnhandledError?: UnhandledErrorHandler): void {
   if (sink === undefined) return;
-  try {
+  runGuarded(() => {
     sink.record(event);
-  } catch (error) {
-    queueMicrotask(() => {
-      throw error;
-    });
-  }
+  }, onUnhandledError);
 }

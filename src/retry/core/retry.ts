@@ -5,7 +5,9 @@
  * @module
  */
 import type { Subscription } from 'rxjs';
+import { FULL_CREDIT, spendStart } from '../../backoff/attempt-spacing.js';
 import type { Backoff } from '../../backoff/backoff.js';
+import { scheduleTimer } from '../../timing/schedule-timer.js';
 import { describeValue } from '../../validate.js';
 import { AttemptTimeoutError } from '../timeouts/attempt-timeout-error.js';
 import { handleFailure } from './handle-failure.js';
@@ -91,7 +93,8 @@ function checkSignal(value: unknown): AbortSignal | undefined {
  *   that an outer retry layer does not retry it again.
  * - `signal` aborts both the wait and the attempt in flight (whose own signal is aborted too); the
  *   promise rejects with the signal's reason.
- * - `Retry-After` and gRPC pushback replace the backoff; a hint beyond the deadline gives up at once.
+ * - `Retry-After` and gRPC pushback (cut to `maxRetryAfter`) can lengthen the backoff, never shorten
+ *   it; a hint beyond the deadline gives up at once. Attempt starts keep to `attemptSpacing`.
  * - Waits are measured from the failure. An attempt cut by a timeout is abandoned: whatever it
  *   settles with later is ignored, so pass `signal` on to the work it starts.
  *
@@ -125,31 +128,33 @@ async function run<T>(
   signal: AbortSignal | undefined,
   timeout: AdaptiveTimeout | undefined,
 ): Promise<T> {
-  const { scheduler, budget, metrics } = policy;
+  const { scheduler, budget, metrics, onUnhandledError } = policy;
   // Not throwIfAborted(): older browsers' signals lack it.
   if (signal?.aborted === true) throw signal.reason;
   const deadline = scheduler.now() + policy.totalTimeout;
   let backoff: Backoff | undefined;
+  let credit = FULL_CREDIT;
   for (let attempt = 1; ; attempt++) {
-    emit(metrics, { type: 'attempt', attempt });
+    emit(metrics, { type: 'attempt', attempt }, onUnhandledError);
     budget?.onAttempt(attempt > 1);
     const started = scheduler.now();
+    credit = spendStart(credit, started, policy.attemptSpacing);
     const outcome = await runAttempt(operation, attempt, deadline, policy, signal, timeout);
     if (outcome.ok) {
       budget?.onSuccess();
       timeout?.onSuccess(scheduler.now() - started);
-      emit(metrics, { type: 'success', attempt });
+      emit(metrics, { type: 'success', attempt }, onUnhandledError);
       return outcome.value;
     }
     const { error } = outcome;
     if (outcome.cut === 'deadline') {
       // The deadline cut the attempt: counted against the budget, never retried.
       budget?.onTransientFailure();
-      emit(metrics, { type: 'give-up', attempt, reason: 'deadline', error });
+      emit(metrics, { type: 'give-up', attempt, reason: 'deadline', error }, onUnhandledError);
       throw new RetryError('deadline', attempt, error, 'the deadline cut the attempt in flight');
     }
     if (outcome.cut === 'timeout') timeout?.onTimeout();
-    const next = handleFailure(error, attempt, backoff, deadline, policy);
+    const next = handleFailure(error, { attempt, backoff, deadline, credit }, policy);
     if (next.type === 'throw') throw next.error;
     backoff = next.backoff;
     await sleep(next.delay, policy, signal);
@@ -207,16 +212,14 @@ function runAttempt<T>(
     const limit = Math.min(own ?? Infinity, left);
     if (limit !== Infinity) {
       const cut = left <= (own ?? Infinity) ? 'deadline' : 'timeout';
-      timer = scheduler.schedule(
-        () => {
-          const error = new AttemptTimeoutError(attempt, Math.round(limit));
-          settle(() => {
-            controller.abort(error);
-            resolve({ ok: false, error, cut });
-          });
-        },
-        Math.min(2 ** 31 - 1, Math.max(0, limit)),
-      );
+      // Never early, and a deadline past 2^31 - 1 ms away is waited in full.
+      timer = scheduleTimer(scheduler, limit, () => {
+        const error = new AttemptTimeoutError(attempt, Math.round(limit));
+        settle(() => {
+          controller.abort(error);
+          resolve({ ok: false, error, cut });
+        });
+      });
     }
 
     let result: T | PromiseLike<T>;
@@ -256,12 +259,12 @@ function sleep(delay: number, policy: ResolvedRetryPolicy, signal: AbortSignal |
       timer.unsubscribe();
       reject(signal?.reason);
     };
-    const timer = policy.scheduler.schedule(() => {
+    const timer = scheduleTimer(policy.scheduler, delay, () => {
       if (done) return;
       done = true;
       signal?.removeEventListener('abort', onAbort);
       resolve();
-    }, delay);
+    });
     // A scheduler that ran the timer synchronously has already resolved: add no listener.
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the callback above
     if (!done) signal?.addEventListener('abort', onAbort, { once: true });

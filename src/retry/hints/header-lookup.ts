@@ -27,6 +27,15 @@ function fromValue(value: unknown): string | undefined {
  * more than once reads as its values joined by ", " (as fetch's `Headers.get` does).
  */
 export function readHeader(source: unknown, name: string, depth = 0): string | undefined {
+  try {
+    return lookup(source, name, depth);
+  } catch {
+    // A source whose property access throws (a Proxy, a revoked Proxy) carries no header.
+    return undefined;
+  }
+}
+
+function lookup(source: unknown, name: string, depth: number): string | undefined {
   if (typeof source !== 'object' || source === null || depth > 2) return undefined;
   const lower = name.toLowerCase();
   const getter = (source as { get?: unknown }).get;

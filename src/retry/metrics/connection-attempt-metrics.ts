@@ -10,10 +10,7 @@ import type { Observable, Subscription } from 'rxjs';
 import type { ConnectionSnapshot } from '../../connection-snapshot.js';
 import type { RetryEvent, RetryEventSink } from '../core/retry-event.js';
 import { emit } from '../core/retry-event.js';
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-}
+import { describeSafely } from '../../errors/read-safely.js';
 
 /** The retry events that the move from `previous` to `snapshot` stands for. */
 export function connectionEvents(previous: ConnectionSnapshot | undefined, snapshot: ConnectionSnapshot): RetryEvent[] {
@@ -30,7 +27,7 @@ export function connectionEvents(previous: ConnectionSnapshot | undefined, snaps
           attempt: snapshot.attempt,
           delay: Math.max(0, snapshot.nextAttemptAt - snapshot.since),
           source: 'backoff',
-          reason: describe(snapshot.lastError),
+          reason: describeSafely(snapshot.lastError),
           error: snapshot.lastError,
         },
       ];
@@ -40,7 +37,7 @@ export function connectionEvents(previous: ConnectionSnapshot | undefined, snaps
         {
           type: 'permanent',
           attempt: snapshot.attempt,
-          reason: snapshot.reason === 'permanent-failure' ? `permanent failure: ${describe(snapshot.lastError)}` : `the backoff policy failed: ${describe(snapshot.lastError)}`,
+          reason: snapshot.reason === 'permanent-failure' ? `permanent failure: ${describeSafely(snapshot.lastError)}` : `the backoff policy failed: ${describeSafely(snapshot.lastError)}`,
           error: snapshot.lastError,
         },
       ];

@@ -4,7 +4,10 @@
  * tests need no clock.
  * @module
  */
+import { FULL_CREDIT, type StartCredit, earliestStart } from '../../backoff/attempt-spacing.js';
 import { type Backoff, clampDelay } from '../../backoff/backoff.js';
+import { hintedDelay } from '../../backoff/server-hint.js';
+import { readSafely } from '../../errors/read-safely.js';
 import { type Classification, grpcCodeOf } from '../classification/classify.js';
 import { type GrpcPushback, readGrpcPushback } from '../hints/grpc-pushback.js';
 import { maySendAgain } from '../classification/idempotency.js';
@@ -21,6 +24,11 @@ export interface RetryLoopState {
   readonly backoff: Backoff | undefined;
   /** When the loop must be done, on the scheduler clock (Infinity for never). */
   readonly deadline: number;
+  /**
+   * The floor on attempt starts after the failed attempt started (see `attemptSpacing`).
+   * @defaultValue full credit: no floor yet
+   */
+  readonly credit?: StartCredit;
 }
 
 /** The outside facts a decision needs. */
@@ -54,9 +62,7 @@ function ms(value: number): string {
   return String(Math.round(value));
 }
 
-function field(value: unknown, key: string): unknown {
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-}
+const field = readSafely;
 
 /** The server's hint on a failure: gRPC pushback for gRPC errors, else Retry-After on the error or its response. */
 export function serverHint(
@@ -75,12 +81,14 @@ export function serverHint(
 }
 
 /**
- * Decides what follows a failed attempt, given its classification (from `policy.classify`). The checks, in order: permanent failures are never retried;
- * a failure that may have reached the server is not retried for a non-idempotent operation; a server
- * that pushes back with a negative or unparseable value is not retried; then the attempt limit, the
- * deadline and the budget; then the wait — gRPC pushback exactly (and the backoff starts afresh), or
- * Retry-After cut to `maxRetryAfter`, or the next backoff step — and a wait that would end at or after
- * the deadline gives up at once.
+ * Decides what follows a failed attempt, given its classification (from `policy.classify`). The
+ * checks, in order: permanent failures are never retried; a failure that may have reached the server
+ * is not retried for a non-idempotent operation; a server that pushes back with a negative or
+ * unparseable value is not retried; then the attempt limit, the deadline and the budget; then the
+ * wait. The wait is the next backoff step; a server hint (Retry-After or gRPC pushback) cut to
+ * `maxRetryAfter` and spread by up to 20 % can lengthen it, never shorten it (after pushback the
+ * backoff starts afresh, as gRFC A6 says); the floor on attempt starts applies last. A hint that ends
+ * at or after the deadline gives up at once, and so does a wait that would.
  */
 export function decideRetry(
   error: unknown,
@@ -107,32 +115,32 @@ export function decideRetry(
   if (left <= 0) return giveUp('deadline', `the deadline passed (${classification.reason})`);
   if (!env.budgetAllows) return giveUp('throttled', `the retry budget refused a retry (${classification.reason})`);
 
-  let delay: number;
-  let source: DelaySource;
-  let backoff: Backoff | undefined;
-  if (hint?.kind === 'pushback' && hint.pushback.kind === 'wait') {
-    delay = hint.pushback.delay;
-    source = 'pushback';
-    backoff = undefined;
-  } else {
-    backoff = state.backoff === undefined ? policy.backoff.first(policy.random) : state.backoff.next(policy.random);
-    if (hint?.kind === 'retry-after') {
-      delay = Math.min(hint.delay, policy.maxRetryAfter);
-      source = 'retry-after';
-    } else {
-      delay = backoff.delay;
-      source = 'backoff';
-    }
-  }
-  delay = clampDelay(delay);
-  if (delay >= left) {
-    if (source !== 'backoff') {
-      const header = source === 'pushback' ? 'grpc-retry-pushback-ms' : 'Retry-After';
+  const step = state.backoff === undefined ? policy.backoff.first(policy.random) : state.backoff.next(policy.random);
+  let delay = clampDelay(step.delay);
+  let source: DelaySource = 'backoff';
+  // After pushback the backoff starts afresh (gRFC A6); the step still bounds this wait from below.
+  const backoff = hint?.kind === 'pushback' ? undefined : step;
+  const asked = hint === undefined ? undefined : hint.kind === 'retry-after' ? hint.delay : hint.pushback.kind === 'wait' ? hint.pushback.delay : undefined;
+  if (asked !== undefined) {
+    const header = hint?.kind === 'pushback' ? 'grpc-retry-pushback-ms' : 'Retry-After';
+    const capped = Math.min(clampDelay(asked), policy.maxRetryAfter);
+    if (capped >= left) {
       return giveUp(
         'retry-after-beyond-deadline',
-        `the server asked to wait ${ms(delay)} ms (${header}), beyond the ${ms(left)} ms left before the deadline`,
+        `the server asked to wait ${ms(capped)} ms (${header}${capped < asked ? `, cut to maxRetryAfter from ${ms(asked)} ms` : ''}), beyond the ${ms(left)} ms left before the deadline`,
       );
     }
+    let hinted = hintedDelay(capped, delay, policy.maxRetryAfter, policy.random);
+    // The spread must not turn a wait that fits before the deadline into a give-up.
+    if (hinted >= left) hinted = Math.max(delay, capped);
+    if (hinted > delay) {
+      delay = hinted;
+      source = hint?.kind === 'pushback' ? 'pushback' : 'retry-after';
+    }
+  }
+  // The floor on attempt starts: no backoff or hint brings the next start closer than it allows.
+  delay = clampDelay(Math.max(delay, earliestStart(state.credit ?? FULL_CREDIT, policy.attemptSpacing) - env.now));
+  if (delay >= left) {
     return giveUp('deadline', `the next wait (${ms(delay)} ms) would end after the deadline, ${ms(left)} ms away (${classification.reason})`);
   }
   return { type: 'retry', delay, source, backoff, classification };

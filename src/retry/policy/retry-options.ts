@@ -4,6 +4,7 @@
  * @module
  */
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import { type AttemptSpacing, resolveAttemptSpacing } from '../../backoff/attempt-spacing.js';
 import type { BackoffPolicy, RandomSource } from '../../backoff/backoff.js';
 import { exponentialBackoff } from '../../backoff/exponential-backoff.js';
 import {
@@ -16,6 +17,7 @@ import {
 } from '../../validate.js';
 import { type Classifier, classify as defaultClassify } from '../classification/classify.js';
 import { IDEMPOTENCY_KINDS, type Idempotency } from '../classification/idempotency.js';
+import type { UnhandledErrorHandler } from '../../errors/report-unhandled-error.js';
 import type { RetryBudget } from '../budgets/retry-budget.js';
 import type { RetryEventSink } from '../core/retry-event.js';
 
@@ -26,7 +28,8 @@ export interface RetryPolicyOptions {
   /** The total time allowed, from the start of the first attempt (Infinity for none). @defaultValue Infinity */
   readonly totalTimeout?: number;
   /**
-   * The wait after each transient failure, measured from the failure. Server hints replace it.
+   * The wait after each transient failure, measured from the failure. A server hint can lengthen it,
+   * never shorten it.
    * @defaultValue `exponentialBackoff()` (1 s, ×2, 30 s cap, full jitter)
    */
   readonly backoff?: BackoffPolicy;
@@ -38,7 +41,10 @@ export interface RetryPolicyOptions {
   readonly precondition?: boolean;
   /** Whether to honour `Retry-After` and gRPC pushback found on a failure. @defaultValue true */
   readonly serverHints?: boolean;
-  /** The longest `Retry-After` wait honoured; longer hints are cut to it. @defaultValue 60000 */
+  /**
+   * The longest server hint honoured — `Retry-After` and gRPC pushback alike; longer hints are cut to
+   * it (a hint that still ends after the deadline gives up at once). @defaultValue 60000
+   */
   readonly maxRetryAfter?: number;
   /** A retry budget, shared with other calls. @defaultValue none */
   readonly budget?: RetryBudget;
@@ -48,6 +54,17 @@ export interface RetryPolicyOptions {
   readonly scheduler?: SchedulerLike;
   /** The random source for jitter, returning numbers in [0, 1]. @defaultValue `Math.random` */
   readonly random?: RandomSource;
+  /**
+   * The floor on the spacing of attempt starts, which no backoff or server hint undercuts: `burst`
+   * attempts back to back, then one per `interval` ms. `{ interval: 0 }` turns it off.
+   * @defaultValue `{ burst: 5, interval: 100 }` — at most 105 attempts in any 10 s window
+   */
+  readonly attemptSpacing?: Partial<AttemptSpacing>;
+  /**
+   * Receives errors thrown by a `metrics` sink, which no caller can receive.
+   * @defaultValue RxJS's `config.onUnhandledError` if set, else rethrown asynchronously
+   */
+  readonly onUnhandledError?: UnhandledErrorHandler;
 }
 
 /** {@link RetryPolicyOptions} after validation. */
@@ -64,6 +81,8 @@ export interface ResolvedRetryPolicy {
   readonly metrics: RetryEventSink | undefined;
   readonly scheduler: SchedulerLike;
   readonly random: RandomSource;
+  readonly attemptSpacing: AttemptSpacing;
+  readonly onUnhandledError: UnhandledErrorHandler | undefined;
 }
 
 function hasMethods(value: unknown, methods: readonly string[]): boolean {
@@ -100,5 +119,7 @@ export function resolveRetryPolicy(options: RetryPolicyOptions, what = 'retry op
     metrics: optionalPort('metrics', raw['metrics'], ['record']) as RetryEventSink | undefined,
     scheduler: (optionalPort('scheduler', raw['scheduler'], ['now', 'schedule']) as SchedulerLike | undefined) ?? asyncScheduler,
     random: optionalFunction('random', raw['random'], Math.random),
+    attemptSpacing: resolveAttemptSpacing('attemptSpacing', raw['attemptSpacing']),
+    onUnhandledError: optionalFunction('onUnhandledError', raw['onUnhandledError']),
   };
 }

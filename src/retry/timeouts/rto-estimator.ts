@@ -10,11 +10,17 @@ import { checkNumber, checkOptionsObject, optionalNumber } from '../../validate.
 /** RFC 6298's constants: K = 4, alpha = 1/8, beta = 1/4. */
 export const RFC6298 = Object.freeze({ K: 4, alpha: 1 / 8, beta: 1 / 4, initialRto: 1000, minRto: 1000, maxRtoAtLeast: 60_000 });
 
+/** The least RTO whatever the options: a timer of 0 ms would cut every attempt at once. */
+const RTO_FLOOR = 1;
+
 /** Options of {@link rtoEstimator}; times in milliseconds. */
 export interface RtoEstimatorOptions {
   /** The RTO before any sample (RFC 6298 (2.1)). @defaultValue 1000 */
   readonly initialRto?: number;
-  /** The floor (RFC 6298 (2.4) says 1 s; lower floors depart from it). @defaultValue 1000 */
+  /**
+   * The floor (RFC 6298 (2.4) says 1 s; lower floors depart from it). Whatever it is, the RTO never
+   * drops below 1 ms: `{ minRto: 0, granularity: 0 }` cannot make a 0 ms timeout. @defaultValue 1000
+   */
   readonly minRto?: number;
   /** The cap: at least 60 s (RFC 6298 (2.5)). @defaultValue 60000 */
   readonly maxRto?: number;
@@ -46,7 +52,7 @@ export class RtoEstimator {
     readonly srtt: number | undefined,
     /** The RTT variation, or undefined before the first sample. */
     readonly rttvar: number | undefined,
-    /** The current retransmission timeout, within [minRto, maxRto]. */
+    /** The current retransmission timeout, within [max(minRto, 1), maxRto]. */
     readonly rto: number,
     /** How many times the timer has been backed off since the last valid sample. */
     readonly backoffs: number,
@@ -80,7 +86,7 @@ export class RtoEstimator {
   }
 
   private bound(rto: number): number {
-    return Math.min(this.settings.maxRto, Math.max(this.settings.minRto, rto));
+    return Math.min(this.settings.maxRto, Math.max(this.settings.minRto, RTO_FLOOR, rto));
   }
 }
 
@@ -101,7 +107,7 @@ export function rtoEstimator(options: RtoEstimatorOptions = {}): RtoEstimator {
   const initialRto = optionalNumber('initialRto', raw['initialRto'], RFC6298.initialRto, { min: Number.MIN_VALUE });
   const granularity = optionalNumber('granularity', raw['granularity'], 1, { min: 0 });
   const settings: Settings = { minRto, maxRto, granularity };
-  return new RtoEstimator(undefined, undefined, Math.min(maxRto, Math.max(minRto, initialRto)), 0, settings);
+  return new RtoEstimator(undefined, undefined, Math.min(maxRto, Math.max(minRto, RTO_FLOOR, initialRto)), 0, settings);
 }
 
 /**

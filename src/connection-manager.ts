@@ -82,16 +82,19 @@ class AttemptRun implements AttemptContext {
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- [Symbol.dispose] comes from defineDispose
 export class ConnectionManager<C = unknown> {
-  /**
-   * The connectivity snapshots: replays the current one to each new subscriber, emits on every
-   * change and only then, and completes after SHUTDOWN (a late subscriber still sees SHUTDOWN).
-   */
-  readonly state$: Observable<ConnectionSnapshot<C>>;
-
   readonly #options: ResolvedOptions<C>;
-  readonly #subject = new ReplaySubject<ConnectionSnapshot<C>>(1);
   #machine: MachineState<C>;
-  readonly #queue: MachineEvent<C>[] = [];
+  /**
+   * The subject behind `state$`, made on the first subscription: a manager nobody watches (a fleet of
+   * thousands) carries none. It starts from the last published snapshot, so a subscriber that arrives
+   * in the middle of a transition sees exactly what it would have seen from an eager subject.
+   */
+  #subject: ReplaySubject<ConnectionSnapshot<C>> | undefined;
+  #state$: Observable<ConnectionSnapshot<C>> | undefined;
+  #published: ConnectionSnapshot<C>;
+  #completed = false;
+  /** Events that arrive while one is being processed (re-entrant calls); made when first needed. */
+  #queue: MachineEvent<C>[] | undefined;
   #draining = false;
   #timer: Subscription | undefined;
   #attempt: AttemptRun | undefined;
@@ -99,8 +102,24 @@ export class ConnectionManager<C = unknown> {
   constructor(options: ConnectionManagerOptions<C>) {
     this.#options = resolveOptions(options);
     this.#machine = initialState<C>(this.#options.scheduler.now());
-    this.#subject.next(this.#machine.snapshot);
-    this.state$ = this.#subject.asObservable();
+    this.#published = this.#machine.snapshot;
+  }
+
+  /**
+   * The connectivity snapshots: replays the current one to each new subscriber, emits on every
+   * change and only then, and completes after SHUTDOWN (a late subscriber still sees SHUTDOWN).
+   */
+  get state$(): Observable<ConnectionSnapshot<C>> {
+    return (this.#state$ ??= this.#watch().asObservable());
+  }
+
+  #watch(): ReplaySubject<ConnectionSnapshot<C>> {
+    if (this.#subject === undefined) {
+      this.#subject = new ReplaySubject<ConnectionSnapshot<C>>(1);
+      this.#subject.next(this.#published);
+      if (this.#completed) this.#subject.complete();
+    }
+    return this.#subject;
   }
 
   /** The current snapshot. */
@@ -196,7 +215,7 @@ export class ConnectionManager<C = unknown> {
           reject(signal?.reason);
         });
       };
-      const subscription = this.#subject.subscribe((snapshot) => {
+      const subscription = this.#watch().subscribe((snapshot) => {
         if (snapshot.state !== source) settle(() => { resolve(true); });
       });
       // Never early, and a deadline past 2^31 - 1 ms away is waited in full.
@@ -210,16 +229,20 @@ export class ConnectionManager<C = unknown> {
   }
 
   #dispatch(event: MachineEvent<C>): void {
-    this.#queue.push(event);
-    if (this.#draining) return;
+    if (this.#draining) {
+      (this.#queue ??= []).push(event);
+      return;
+    }
     this.#draining = true;
     try {
-      for (let next = this.#queue.shift(); next !== undefined; next = this.#queue.shift()) {
-        this.#process(next);
+      this.#process(event);
+      const queue = this.#queue;
+      if (queue !== undefined) {
+        for (let next = queue.shift(); next !== undefined; next = queue.shift()) this.#process(next);
       }
     } finally {
       this.#draining = false;
-      this.#queue.length = 0;
+      this.#queue = undefined;
     }
   }
 
@@ -244,8 +267,14 @@ export class ConnectionManager<C = unknown> {
       if (effect.type === 'complete') complete = true;
       else this.#run(effect);
     }
-    if (result.state.snapshot !== before.snapshot) this.#subject.next(result.state.snapshot);
-    if (complete) this.#subject.complete();
+    if (result.state.snapshot !== before.snapshot) {
+      this.#published = result.state.snapshot;
+      this.#subject?.next(result.state.snapshot);
+    }
+    if (complete) {
+      this.#completed = true;
+      this.#subject?.complete();
+    }
     if (options.trace !== undefined) {
       const entry = { time: now, event: event.type, from: before.snapshot.state, to: result.state.snapshot.state, detail: result.detail };
       runGuarded(() => {

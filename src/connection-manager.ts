@@ -31,6 +31,12 @@ export interface WaitForStateChangeOptions {
 }
 
 /**
+ * Runs a manager's timer: one function for every manager, which takes the manager as its state.
+ * Assigned once, in ConnectionManager's static block, which can reach its private fields.
+ */
+let fireTimer: <C>(manager: ConnectionManager<C>) => void;
+
+/**
  * One attempt in flight, and the context its connector receives. The AbortController behind
  * `signal` is created only when the connector reads `signal` (most never do, and one per attempt was
  * the largest single cost of an attempt); a read after the attempt is over returns a signal that is
@@ -97,6 +103,7 @@ export class ConnectionManager<C = unknown> {
   #queue: MachineEvent<C>[] | undefined;
   #draining = false;
   #timer: Subscription | undefined;
+  #timerAt = 0;
   #attempt: AttemptRun | undefined;
 
   constructor(options: ConnectionManagerOptions<C>) {
@@ -228,6 +235,13 @@ export class ConnectionManager<C = unknown> {
     });
   }
 
+  static {
+    fireTimer = (manager) => {
+      manager.#timer = undefined;
+      manager.#dispatch({ type: 'timer', at: manager.#timerAt });
+    };
+  }
+
   #dispatch(event: MachineEvent<C>): void {
     if (this.#draining) {
       (this.#queue ??= []).push(event);
@@ -285,17 +299,14 @@ export class ConnectionManager<C = unknown> {
 
   #run(effect: Exclude<Effect, { type: 'complete' }>): void {
     switch (effect.type) {
-      case 'set-timer': {
+      case 'set-timer':
         this.#timer?.unsubscribe();
-        const at = effect.at;
-        // Never early (host timers may fire a millisecond early by the scheduler's clock) and never cut
-        // at 2^31 - 1 ms: the shared helper re-arms for the rest.
-        this.#timer = scheduleTimerAt(this.#options.scheduler, at, () => {
-          this.#timer = undefined;
-          this.#dispatch({ type: 'timer', at });
-        });
+        this.#timerAt = effect.at;
+        // One function for every manager's timer, with the manager as its state: no closure per arming.
+        // scheduleTimerAt re-arms a timer that fires early by the scheduler's clock, so that no attempt
+        // is cut, and none starts, before its time.
+        this.#timer = scheduleTimerAt(this.#options.scheduler, effect.at, fireTimer, this);
         return;
-      }
       case 'clear-timer':
         this.#timer?.unsubscribe();
         this.#timer = undefined;

@@ -11,9 +11,12 @@ class UnrefAction<T> extends Subscription implements SchedulerAction<T> {
   private handle: Handle | undefined;
 
   constructor(private readonly work: (this: SchedulerAction<T>, state?: T) => void) {
-    super(() => {
-      this.clear();
-    });
+    super();
+  }
+
+  override unsubscribe(): void {
+    this.clear();
+    super.unsubscribe();
   }
 
   schedule(state?: T, delay = 0): Subscription {

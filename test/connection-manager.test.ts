@@ -1,5 +1,5 @@
 /** The runner: state$, getters, waitForStateChange, traces and the connector contract. */
-import { Observable, type SchedulerLike, Subscription } from 'rxjs';
+import { Observable, type SchedulerAction, type SchedulerLike, Subscription } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { ConnectionManager, type TraceEntry, grpcBackoff, isConnectionClosedError, isShutdownError, permanent } from '../src/index.js';
 import { createFakeConnector, createVirtualClock } from '../src/testing/index.js';
@@ -306,37 +306,38 @@ describe('user code that throws', () => {
 describe('timers that fire early', () => {
   it('re-arms for the rest: no cut and no attempt before its time by the scheduler clock', () => {
     // A scheduler whose longer timers fire 1 ms early by its own clock, as host timers sometimes do.
+    // Like RxJS's schedulers, it calls the work with the action as `this` and the state it was given.
     let now = 0;
-    interface Entry { fireAt: number; work: (this: unknown) => void; cancelled: boolean; action: unknown }
+    interface Entry { fireAt: number; work: () => void; cancelled: boolean }
     const due: Entry[] = [];
     const fireAt = (delay: number) => now + delay - (delay >= 2 ? 1 : 0);
     const early = {
       now: () => now,
-      schedule(work: (this: unknown) => void, delay = 0) {
-        const subscription = new Subscription(() => {
-          entry.cancelled = true;
-        });
-        // Like an RxJS action, `this.schedule()` re-arms the same timer.
-        const action = {
-          schedule(_state?: unknown, again = 0) {
-            if (subscription.closed) return subscription;
-            entry.fireAt = fireAt(again);
-            entry.cancelled = false;
-            return subscription;
+      schedule(work: (this: SchedulerAction<unknown>, state?: unknown) => void, delay = 0, state?: unknown) {
+        let entry: Entry = { fireAt: 0, work: () => undefined, cancelled: false };
+        const action = Object.assign(
+          new Subscription(() => {
+            entry.cancelled = true;
+          }),
+          {
+            schedule(nextState?: unknown, nextDelay = 0) {
+              entry.cancelled = true;
+              entry = { fireAt: fireAt(nextDelay), work: () => { work.call(action, nextState); }, cancelled: false };
+              due.push(entry);
+              return action;
+            },
           },
-        };
-        const entry: Entry = { fireAt: fireAt(delay), work, cancelled: false, action };
-        due.push(entry);
-        return subscription;
+        ) as SchedulerAction<unknown>;
+        return action.schedule(state, delay);
       },
-    } as unknown as SchedulerLike;
+    } satisfies SchedulerLike;
     const runDue = (until: number) => {
       for (;;) {
         const next = due.filter((d) => !d.cancelled && d.fireAt <= until).sort((a, b) => a.fireAt - b.fireAt)[0];
         if (next === undefined) break;
         next.cancelled = true;
         now = Math.max(now, next.fireAt);
-        next.work.call(next.action);
+        next.work();
       }
       now = until;
     };

@@ -17,14 +17,41 @@ import { MAX_DELAY_MS } from '../backoff/backoff.js';
  * Runs `callback` once, when `scheduler.now()` has reached `scheduler.now() + delay`, re-arming in
  * steps of at most {@link MAX_DELAY_MS} for longer delays and for a timer that fires early. A delay of
  * `Infinity` never fires (the subscription still disposes cleanly); a negative delay fires as soon as the
- * scheduler runs work. Unsubscribing cancels it.
+ * scheduler runs work. Unsubscribing cancels it. `callback` receives `state`, so that a caller that
+ * arms timers often can pass one function for all of them instead of a closure per timer.
  *
  * @throws RangeError when `delay` is NaN: a NaN delay is a bug upstream, never a wait.
  */
-export function scheduleTimer(scheduler: SchedulerLike, delay: number, callback: () => void): Subscription {
+export function scheduleTimer<T = undefined>(
+  scheduler: SchedulerLike,
+  delay: number,
+  callback: (state: T) => void,
+  state?: T,
+): Subscription {
   if (Number.isNaN(delay)) throw new RangeError('redialer: a timer needs a delay in milliseconds, got NaN');
   if (delay === Infinity) return new Subscription();
-  return scheduleTimerAt(scheduler, scheduler.now() + Math.max(0, delay), callback);
+  return scheduleTimerAt(scheduler, scheduler.now() + Math.max(0, delay), callback, state);
+}
+
+/** What one armed timer needs when it fires: one small object instead of closures. */
+interface ArmedTimer<T> {
+  readonly scheduler: SchedulerLike;
+  readonly dueAt: number;
+  readonly callback: (state: T) => void;
+  readonly state: T;
+}
+
+function remaining(timer: ArmedTimer<unknown>): number {
+  return Math.min(MAX_DELAY_MS, Math.max(0, timer.dueAt - timer.scheduler.now()));
+}
+
+function fire(this: SchedulerAction<ArmedTimer<unknown>>, timer?: ArmedTimer<unknown>): void {
+  if (timer === undefined) return;
+  if (timer.scheduler.now() < timer.dueAt) {
+    this.schedule(timer, remaining(timer));
+    return;
+  }
+  timer.callback(timer.state);
 }
 
 /**
@@ -33,15 +60,14 @@ export function scheduleTimer(scheduler: SchedulerLike, delay: number, callback:
  *
  * @throws RangeError when `dueAt` is NaN.
  */
-export function scheduleTimerAt(scheduler: SchedulerLike, dueAt: number, callback: () => void): Subscription {
+export function scheduleTimerAt<T = undefined>(
+  scheduler: SchedulerLike,
+  dueAt: number,
+  callback: (state: T) => void,
+  state?: T,
+): Subscription {
   if (Number.isNaN(dueAt)) throw new RangeError('redialer: a timer needs a due time, got NaN');
   if (dueAt === Infinity) return new Subscription();
-  const remaining = (): number => Math.min(MAX_DELAY_MS, Math.max(0, dueAt - scheduler.now()));
-  return scheduler.schedule(function (this: SchedulerAction<undefined>) {
-    if (scheduler.now() < dueAt) {
-      this.schedule(undefined, remaining());
-      return;
-    }
-    callback();
-  }, remaining());
+  const timer: ArmedTimer<unknown> = { scheduler, dueAt, callback: callback as (state: unknown) => void, state };
+  return scheduler.schedule(fire, remaining(timer), timer);
 }

@@ -3,7 +3,7 @@
  * carries out the machine's effects, and publishes snapshots on `state$`.
  * @module
  */
-import { defer, isObservable, type Observable, ReplaySubject, Subscription } from 'rxjs';
+import { defer, type Observable, ReplaySubject, Subscription } from 'rxjs';
 import {
   type ConnectionManagerOptions,
   type ResolvedOptions,
@@ -13,9 +13,10 @@ import { type Effect, type MachineEvent, type MachineState, initialState, transi
 import type { ConnectionSnapshot } from './connection-snapshot.js';
 import type { ConnectivityState } from './connectivity-state.js';
 import type { AttemptContext } from './connector.js';
+import { toConnectorObservable } from './connector-observable.js';
 import { defineDispose, type DisposableWhereDeclared } from './dispose.js';
 import { ConnectionClosedError } from './errors/connection-closed-error.js';
-import { permanent } from './errors/permanent-error.js';
+import { permanentIfProgrammingError } from './errors/programming-error.js';
 import { runGuarded } from './errors/report-unhandled-error.js';
 import { scheduleTimerAt } from './timing/schedule-timer.js';
 import { checkOptionsObject, optionalNumber } from './validate.js';
@@ -338,20 +339,17 @@ export class ConnectionManager<C = unknown> {
     };
     let established = false;
     const { connector } = this.#options;
-    const source = defer(() => {
-      const observable: unknown = connector(record);
-      if (!isObservable(observable)) {
-        throw permanent(new TypeError('redialer: the connector must return an RxJS Observable'));
-      }
-      return observable as Observable<C>;
-    });
+    const source = defer(() => toConnectorObservable<C>(connector(record)));
+    // Errors delivered while the attempt starts may be bugs that no retry can fix (errors/programming-error.ts).
+    let starting = true;
     record.subscription = source.subscribe({
       next: (connection) => {
         if (established) return;
         established = true;
         this.#dispatch({ type: 'established', attemptId: id, connection });
       },
-      error: (error: unknown) => {
+      error: (thrown: unknown) => {
+        const error = starting ? permanentIfProgrammingError(thrown) : thrown;
         finish(error);
         this.#dispatch({ type: 'ended', attemptId: id, error, clean: false });
       },
@@ -360,6 +358,7 @@ export class ConnectionManager<C = unknown> {
         this.#dispatch({ type: 'ended', attemptId: id, error: undefined, clean: true });
       },
     });
+    starting = false;
   }
 }
 

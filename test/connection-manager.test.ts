@@ -1,9 +1,20 @@
 /** The runner: state$, getters, waitForStateChange, traces and the connector contract. */
-import { Observable, type SchedulerAction, type SchedulerLike, Subscription } from 'rxjs';
+import { Observable, type SchedulerAction, type SchedulerLike, Subscription, map, timer } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { ConnectionManager, type TraceEntry, grpcBackoff, isConnectionClosedError, isShutdownError, permanent } from '../src/index.js';
+import {
+  ConnectionManager,
+  type TraceEntry,
+  grpcBackoff,
+  isConnectionClosedError,
+  isPermanentError,
+  isShutdownError,
+  permanent,
+} from '../src/index.js';
 import { createFakeConnector, createVirtualClock } from '../src/testing/index.js';
 import { harness } from './support/harness.js';
+
+/** The key rxjs reads interop Observables from. */
+const symbolObservableKey = (Symbol as { readonly observable?: symbol }).observable ?? '@@observable';
 
 describe('state$', () => {
   it('replays the current snapshot and emits only on change', () => {
@@ -141,7 +152,68 @@ describe('connector contract', () => {
     });
     manager.connect();
     expect(manager.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
-    expect(String((manager.snapshot.lastError as Error).cause)).toMatch(/must return an RxJS Observable/);
+    expect(String((manager.snapshot.lastError as Error).cause)).toMatch(/must return an Observable \(RxJS, or an object with Symbol.observable\), got /);
+  });
+
+  it.each<[string, () => unknown]>([
+    ['a Promise', () => Promise.resolve('c')],
+    ['an object with lift and subscribe (not an Observable)', () => ({ lift: () => undefined, subscribe: () => undefined })],
+    ['undefined', () => undefined],
+    ['an interop object whose Symbol.observable returns no subscribe', () => ({ [symbolObservableKey]: () => ({}) })],
+  ])('a connector that returns %s stops the manager at the first attempt, every time', (_what, connector) => {
+    for (let run = 0; run < 3; run += 1) {
+      const clock = createVirtualClock();
+      const manager = new ConnectionManager({ connector: connector as never, scheduler: clock.scheduler });
+      manager.connect();
+      expect(manager.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure', attempt: 1 });
+      expect(isPermanentError(manager.snapshot.lastError)).toBe(true);
+      expect((manager.snapshot.lastError as Error).cause).toBeInstanceOf(TypeError);
+      expect(clock.pendingTimers()).toBe(0);
+    }
+  });
+
+  it('an interop Observable (Symbol.observable, from another library) is adopted through rxjs from()', () => {
+    const clock = createVirtualClock();
+    const foreign = {
+      [symbolObservableKey]() {
+        return {
+          subscribe(observer: { next: (value: string) => void }) {
+            observer.next('foreign connection');
+            return { unsubscribe: () => undefined };
+          },
+        };
+      },
+    };
+    const manager = new ConnectionManager({ connector: () => foreign as never, scheduler: clock.scheduler });
+    manager.connect();
+    expect(manager.snapshot).toMatchObject({ state: 'READY', connection: 'foreign connection' });
+    manager.shutdown();
+  });
+
+  it.each<[string, () => unknown]>([
+    ['ReferenceError', () => { throw new ReferenceError('WebSocket is not defined'); }],
+    ['SyntaxError from the Observable while subscribing', () => new Observable(() => { throw new SyntaxError('bad URL'); })],
+    ['TypeError', () => { throw new TypeError('Invalid URL'); }],
+    ['RangeError', () => { throw new RangeError('port should be >= 0 and < 65536'); }],
+  ])('a %s while the attempt starts is a programming error: the manager stops instead of retrying', (_what, connector) => {
+    const clock = createVirtualClock();
+    const manager = new ConnectionManager({ connector: connector as never, scheduler: clock.scheduler });
+    manager.connect();
+    expect(manager.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure', attempt: 1 });
+    expect((manager.snapshot.lastError as Error).message).toMatch(/threw \w+Error while starting an attempt/);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('the same kinds of error arriving after the start (fetch rejecting with a TypeError) stay transient', () => {
+    const clock = createVirtualClock();
+    const manager = new ConnectionManager({
+      connector: () => timer(10, clock.scheduler).pipe(map(() => { throw new TypeError('fetch failed'); })),
+      scheduler: clock.scheduler,
+    });
+    manager.connect();
+    clock.advanceBy(10);
+    expect(manager.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', lastError: new TypeError('fetch failed') });
+    manager.shutdown();
   });
 
   it('a connector that throws synchronously counts as a failed attempt', () => {

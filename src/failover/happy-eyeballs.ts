@@ -4,11 +4,12 @@
  * backoff per address.
  * @module
  */
-import { asyncScheduler, BehaviorSubject, isObservable, Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { asyncScheduler, BehaviorSubject, Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import type { Backoff, BackoffPolicy, RandomSource } from '../backoff/backoff.js';
 import { MAX_DELAY_MS } from '../backoff/backoff.js';
 import { grpcBackoff } from '../backoff/grpc-backoff.js';
 import type { AttemptContext, Connector } from '../connector.js';
+import { toConnectorObservable } from '../connector-observable.js';
 import { ConnectTimeoutError } from '../errors/connect-timeout-error.js';
 import { isPermanentError, permanent } from '../errors/permanent-error.js';
 import { isRetryAfterError } from '../errors/retry-after-error.js';
@@ -235,8 +236,7 @@ export function happyEyeballs<C>(
         let source: Observable<C>;
         try {
           const result: unknown = address.connector({ attempt: address.snapshot.failures + 1, signal: controller.signal, timeoutAt: context.timeoutAt });
-          if (!isObservable(result)) throw permanent(new TypeError(`redialer: connector ${address.label} must return an RxJS Observable`));
-          source = result as Observable<C>;
+          source = toConnectorObservable<C>(result, `connector ${address.label}`);
         } catch (error) {
           onError(address, error);
           return;

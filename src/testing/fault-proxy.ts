@@ -7,6 +7,10 @@
  * @module
  */
 import { type AddressInfo, type Server, type Socket, connect, createServer } from 'node:net';
+import { Subscription, asyncScheduler } from 'rxjs';
+import { MAX_DELAY_MS } from '../backoff/backoff.js';
+import { scheduleTimer } from '../timing/schedule-timer.js';
+import { checkNumber, checkOptionsObject, describeValue, optionalChoice } from '../validate.js';
 
 /** What the proxy does to a new connection. */
 export type Fault =
@@ -18,6 +22,52 @@ export type Fault =
   | { readonly kind: 'close-after'; readonly ms: number }
   | { readonly kind: 'stall-after-handshake' };
 
+/** The fault kinds, for validation and iteration. */
+export const FAULT_KINDS: readonly Fault['kind'][] = Object.freeze([
+  'pass',
+  'refuse',
+  'blackhole',
+  'latency',
+  'reset-after-bytes',
+  'close-after',
+  'stall-after-handshake',
+]);
+
+/**
+ * Validates a fault like every other option: an unknown kind, or a parameter that is NaN, negative,
+ * fractional where a count is needed, or too large, throws a TypeError/RangeError naming it.
+ * `latency.ms` is within [0, 2^31 - 1]; `close-after.ms` is any duration >= 0 (Infinity: never), waited
+ * in full even past 2^31 - 1 ms; `reset-after-bytes.bytes` is a whole number >= 0 (0: reset at the
+ * server's first byte).
+ */
+export function checkFault(value: unknown, name = 'fault'): Fault {
+  const raw = checkOptionsObject(`option "${name}"`, value);
+  if (raw['kind'] === undefined) {
+    throw new TypeError(`redialer: option "${name}.kind" is required: one of ${FAULT_KINDS.map((k) => JSON.stringify(k)).join(', ')}`);
+  }
+  const kind = optionalChoice(`${name}.kind`, raw['kind'], FAULT_KINDS, 'pass');
+  switch (kind) {
+    case 'latency':
+      return { kind, ms: checkNumber(`${name}.ms`, raw['ms'], { min: 0, max: MAX_DELAY_MS }) };
+    case 'close-after':
+      return { kind, ms: checkNumber(`${name}.ms`, raw['ms'], { min: 0, allowInfinity: true }) };
+    case 'reset-after-bytes':
+      return { kind, bytes: checkNumber(`${name}.bytes`, raw['bytes'], { min: 0, max: Number.MAX_SAFE_INTEGER, integer: true }) };
+    default:
+      return { kind };
+  }
+}
+
+function checkTarget(value: unknown): { host: string; port: number } {
+  const raw = checkOptionsObject('startFaultProxy target', value);
+  const port = checkNumber('port', raw['port'], { min: 1, max: 65_535, integer: true });
+  const host = raw['host'] ?? '127.0.0.1';
+  if (typeof host !== 'string' || host === '') {
+    throw new TypeError(`redialer: option "host" must be a non-empty string, got ${describeValue(host)}`);
+  }
+  return { host, port };
+}
+
 /** A running proxy: its port, its counters, and the switch for the fault. */
 export interface FaultProxy {
   /** The port clients connect to (stable across `refuse`). */
@@ -26,7 +76,7 @@ export interface FaultProxy {
   readonly accepted: number;
   /** Connections open now (client side). */
   readonly open: number;
-  /** Applies `fault` to connections made from now on. */
+  /** Applies `fault` to connections made from now on; a bad fault throws (see {@link checkFault}). */
   setFault(fault: Fault): Promise<void>;
   /** Resets (RST) every open connection at once. */
   resetAll(): void;
@@ -48,10 +98,11 @@ export interface FaultProxy {
  * ```
  */
 export async function startFaultProxy(target: { host?: string; port: number }, initial: Fault = { kind: 'pass' }): Promise<FaultProxy> {
-  const host = target.host ?? '127.0.0.1';
+  const { host, port: targetPort } = checkTarget(target);
+  let fault: Fault = checkFault(initial, 'initial');
   const sockets = new Set<Socket>();
-  const timers = new Set<ReturnType<typeof setTimeout>>();
-  let fault: Fault = initial;
+  // Timers go through scheduleTimer: a close-after of 3e9 ms closes after 3e9 ms, not after 1 ms.
+  const timers = new Subscription();
   let accepted = 0;
   let port = 0;
   let server: Server | undefined;
@@ -64,10 +115,10 @@ export async function startFaultProxy(target: { host?: string; port: number }, i
     });
   };
   const later = (ms: number, fn: () => void): void => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
+    const timer = scheduleTimer(asyncScheduler, ms, () => {
+      timers.remove(timer);
       fn();
-    }, ms);
+    });
     timers.add(timer);
   };
 
@@ -80,7 +131,7 @@ export async function startFaultProxy(target: { host?: string; port: number }, i
       later(current.ms, () => client.end());
       return;
     }
-    const upstream = connect(target.port, host);
+    const upstream = connect(targetPort, host);
     track(upstream);
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
@@ -104,6 +155,11 @@ export async function startFaultProxy(target: { host?: string; port: number }, i
         forward(client, upstream, 0);
         let seen = 0;
         upstream.on('data', (chunk: Buffer) => {
+          if (current.bytes === 0 && seen === 0) {
+            seen = 1;
+            client.resetAndDestroy();
+            return;
+          }
           if (seen >= current.bytes) return;
           const room = current.bytes - seen;
           seen += chunk.length;
@@ -161,7 +217,7 @@ export async function startFaultProxy(target: { host?: string; port: number }, i
       }
     });
 
-  if (initial.kind === 'refuse') {
+  if (fault.kind === 'refuse') {
     // Reserve a port, then stop listening on it.
     await listen();
     await unlisten(true);
@@ -177,20 +233,20 @@ export async function startFaultProxy(target: { host?: string; port: number }, i
       return accepted;
     },
     get open() {
-      return [...sockets].filter((s) => s.remotePort !== target.port).length;
+      return [...sockets].filter((s) => s.remotePort !== targetPort).length;
     },
     async setFault(next) {
+      const checked = checkFault(next);
       const wasRefusing = fault.kind === 'refuse';
-      fault = next;
-      if (next.kind === 'refuse' && !wasRefusing) await unlisten(false);
-      if (next.kind !== 'refuse' && wasRefusing) await listen();
+      fault = checked;
+      if (checked.kind === 'refuse' && !wasRefusing) await unlisten(false);
+      if (checked.kind !== 'refuse' && wasRefusing) await listen();
     },
     resetAll() {
       for (const socket of sockets) socket.resetAndDestroy();
     },
     async close() {
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
+      timers.unsubscribe();
       for (const socket of sockets) socket.destroy();
       await unlisten(true);
     },

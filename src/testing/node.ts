@@ -3,4 +3,4 @@
  * Kept apart from `redialer/testing`, which runs in browsers.
  * @module redialer/testing/node
  */
-export { startFaultProxy, type Fault, type FaultProxy } from './fault-proxy.js';
+export { startFaultProxy, checkFault, FAULT_KINDS, type Fault, type FaultProxy } from './fault-proxy.js';

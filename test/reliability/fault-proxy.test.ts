@@ -1,7 +1,7 @@
 /** The fault-injecting proxy itself, against a real echo server on 127.0.0.1. */
 import { type AddressInfo, type Server, type Socket, connect, createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type FaultProxy, startFaultProxy } from '../../src/testing/node.js';
+import { FAULT_KINDS, type FaultProxy, checkFault, startFaultProxy } from '../../src/testing/node.js';
 
 let echo: Server;
 const serverSockets = new Set<Socket>();
@@ -117,5 +117,53 @@ describe('fault proxy', () => {
     await new Promise((resolve) => setImmediate(resolve));
     const after = process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap' || r === 'TCPServerWrap').length;
     expect(after).toBeLessThanOrEqual(before);
+  });
+
+  it('a reset after 0 bytes resets at the server\'s first byte, delivering nothing', async () => {
+    proxy = await startFaultProxy({ port: echoPort() }, { kind: 'reset-after-bytes', bytes: 0 });
+    expect(await exchange(proxy.port, 'x')).toEqual({ data: '', end: 'ECONNRESET' });
+  });
+
+  it('close-after 3e9 ms does not close after 3 ms (the host would fire a timer past 2^31 - 1 ms at once)', async () => {
+    proxy = await startFaultProxy({ port: echoPort() }, { kind: 'close-after', ms: 3e9 });
+    expect(await exchange(proxy.port, 'x', 300)).toEqual({ data: '', end: 'open' });
+    const before = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    await proxy.close();
+    proxy = undefined;
+    // The long timer goes with close().
+    expect(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length).toBeLessThan(before);
+  });
+});
+
+describe('fault proxy options are validated like every other option', () => {
+  it.each([
+    [{ kind: 'teleport' }, RangeError, /option "fault.kind" must be one of "pass", .*got "teleport"/],
+    [{}, TypeError, /option "fault.kind" is required/],
+    [{ kind: 'latency', ms: NaN }, RangeError, /option "fault.ms".*got NaN/],
+    [{ kind: 'latency', ms: -1 }, RangeError, /option "fault.ms".*got -1/],
+    [{ kind: 'latency', ms: 2 ** 31 }, RangeError, /option "fault.ms" must be a finite number >= 0 and <= 2147483647/],
+    [{ kind: 'latency' }, TypeError, /option "fault.ms".*got undefined/],
+    [{ kind: 'close-after', ms: -5 }, RangeError, /option "fault.ms"/],
+    [{ kind: 'reset-after-bytes', bytes: 1.5 }, RangeError, /option "fault.bytes" must be an integer/],
+    [{ kind: 'reset-after-bytes', bytes: Infinity }, RangeError, /option "fault.bytes"/],
+    ['pass', TypeError, /option "fault" must be an object/],
+  ])('checkFault(%j) throws a %s naming the option', (fault, type, message) => {
+    expect(() => checkFault(fault)).toThrow(type);
+    expect(() => checkFault(fault)).toThrow(message);
+  });
+
+  it('accepts every kind with sound parameters', () => {
+    const params: Record<string, object> = { latency: { ms: 0 }, 'close-after': { ms: Infinity }, 'reset-after-bytes': { bytes: 0 } };
+    for (const kind of FAULT_KINDS) expect(checkFault({ kind, ...params[kind] })).toMatchObject({ kind });
+  });
+
+  it('startFaultProxy and setFault reject bad input before anything listens or changes', async () => {
+    await expect(startFaultProxy({ port: 0 })).rejects.toThrow(/option "port" must be an integer >= 1 and <= 65535, got 0/);
+    await expect(startFaultProxy({ port: echoPort(), host: '' })).rejects.toThrow(/option "host"/);
+    await expect(startFaultProxy({ port: echoPort() }, { kind: 'latency', ms: NaN })).rejects.toThrow(/option "initial.ms"/);
+    proxy = await startFaultProxy({ port: echoPort() });
+    await expect(proxy.setFault({ kind: 'nope' } as never)).rejects.toThrow(/option "fault.kind"/);
+    // The fault in force is unchanged.
+    expect(await exchange(proxy.port, 'ping')).toEqual({ data: 'hello;ping', end: 'open' });
   });
 });

@@ -4,8 +4,8 @@ import { brand, hasBrand } from './brand.js';
 export class ConnectionClosedError extends Error {
   override readonly name = 'ConnectionClosedError';
 
-  constructor(message = 'the connection was closed') {
-    super(message);
+  constructor(message = 'the connection was closed', options?: ErrorOptions) {
+    super(message, options);
     brand(this, 'ConnectionClosedError');
   }
 }

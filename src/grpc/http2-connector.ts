@@ -12,26 +12,23 @@ import {
   type ClientSessionOptions,
   type SecureClientSessionOptions,
 } from 'node:http2';
+import type { Socket } from 'node:net';
 import { asyncScheduler, Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import type { Connector } from '../connector.js';
 import { ConnectionClosedError } from '../errors/connection-closed-error.js';
-import { checkOptionsObject, describeValue, optionalNumber } from '../validate.js';
+import { scheduleTimer } from '../timing/schedule-timer.js';
+import { checkOptionsObject, describeValue } from '../validate.js';
 import { GoawayError } from './goaway-error.js';
+import { KeepalivePolicy, type KeepaliveOptions } from './keepalive.js';
 import { KeepaliveTimeoutError } from './keepalive-timeout-error.js';
 
-const MAX_TIMER = 2 ** 31 - 1;
-
 /** Options of {@link http2Connector}. Times are in milliseconds. */
-export interface Http2ConnectorOptions {
+export interface Http2ConnectorOptions extends KeepaliveOptions {
   /**
    * Passed to `http2.connect()`: TLS material (`ca`, `cert`, `key`, `servername`…), HTTP/2 settings,
    * `createConnection`. The authority's scheme picks TLS (`https:`) or plaintext (`http:`).
    */
   readonly connectOptions?: ClientSessionOptions | SecureClientSessionOptions;
-  /** Send a keepalive PING this long after the last one was answered; Infinity sends none. @defaultValue Infinity */
-  readonly keepaliveTime?: number;
-  /** How long a keepalive PING may go unanswered before the connection is ended. @defaultValue 20000 */
-  readonly keepaliveTimeout?: number;
   /** The clock for the keepalive timers. @defaultValue `asyncScheduler` */
   readonly scheduler?: SchedulerLike;
 }
@@ -39,11 +36,16 @@ export interface Http2ConnectorOptions {
 /**
  * A connector that opens one HTTP/2 session per attempt and emits it on the server's SETTINGS frame.
  *
- * The connection ends (the Observable errors) on a GOAWAY frame ({@link GoawayError}), a session or
- * socket error, an unanswered keepalive PING ({@link KeepaliveTimeoutError}), or a socket close
- * ({@link ConnectionClosedError}). Teardown (the manager cut the attempt, went idle or shut down)
- * destroys the session; after a GOAWAY it closes it gracefully instead, so streams the server agreed
- * to finish can finish.
+ * The connection ends (the Observable errors) on a GOAWAY frame ({@link GoawayError}, with its code
+ * and debug data), a session or socket error (the error is the `cause` of a
+ * {@link ConnectionClosedError} that names the server), an unanswered keepalive PING
+ * ({@link KeepaliveTimeoutError}), or a socket close ({@link ConnectionClosedError}). Teardown (the
+ * manager cut the attempt, went idle or shut down) destroys the session; after a GOAWAY it closes it
+ * gracefully instead, so streams the server agreed to finish can finish.
+ *
+ * Keepalive follows gRFC A8 ({@link KeepaliveOptions}): PINGs only while a stream opened with
+ * `session.request()` is open (unless `keepaliveWithoutCalls`), never more often than every 10 s, and
+ * twice as far apart for this connector's later connections after each GOAWAY "too_many_pings".
  *
  * @example
  * ```ts
@@ -64,55 +66,85 @@ export function http2Connector(authority: string | URL, options: Http2ConnectorO
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new TypeError(`redialer: http2Connector needs an http: or https: URL, got ${JSON.stringify(url.href)}`);
   }
-  const keepaliveTime = optionalNumber('keepaliveTime', raw['keepaliveTime'], Infinity, { min: 1, max: MAX_TIMER, allowInfinity: true });
-  const keepaliveTimeout = optionalNumber('keepaliveTimeout', raw['keepaliveTimeout'], 20_000, { min: 1, max: MAX_TIMER });
+  const keepalive = new KeepalivePolicy(raw);
   const scheduler = (raw['scheduler'] ?? asyncScheduler) as SchedulerLike;
   if (typeof scheduler.schedule !== 'function') {
     throw new TypeError(`redialer: option "scheduler" must be an RxJS SchedulerLike, got ${describeValue(scheduler)}`);
   }
   const connectOptions = options.connectOptions;
+  const server = url.host;
 
   return () =>
     new Observable<ClientHttp2Session>((subscriber) => {
       let goaway = false;
       let established = false;
       let timer: Subscription | undefined;
+      let openStreams = 0;
+      // The keepalive time when this connection started: a later doubling applies to new connections.
+      const keepaliveTime = keepalive.time;
       const session = connect(url, connectOptions);
 
       const fail = (error: unknown): void => {
+        if (subscriber.closed) return;
+        keepalive.onConnectionEnded(server, error);
         subscriber.error(error);
       };
+      const pingsAllowed = (): boolean => keepalive.withoutCalls || openStreams > 0;
       const armKeepalive = (): void => {
-        if (keepaliveTime === Infinity || subscriber.closed) return;
-        timer = scheduler.schedule(() => {
+        if (keepaliveTime === Infinity || subscriber.closed || timer !== undefined || !pingsAllowed()) return;
+        timer = scheduleTimer(scheduler, keepaliveTime, () => {
+          if (!pingsAllowed()) {
+            // The last call ended while waiting: no PING until the next one opens.
+            timer = undefined;
+            return;
+          }
           let answered = false;
-          timer = scheduler.schedule(() => {
-            if (!answered) fail(new KeepaliveTimeoutError(keepaliveTimeout));
-          }, keepaliveTimeout);
+          timer = scheduleTimer(scheduler, keepalive.timeout, () => {
+            if (!answered) fail(new KeepaliveTimeoutError(keepalive.timeout));
+          });
           // ping() returns false when too many PINGs are outstanding; the timeout still ends a dead connection.
           session.ping((error) => {
             answered = true;
             timer?.unsubscribe();
+            timer = undefined;
             if (error === null) armKeepalive();
-            else fail(error);
+            else if (!session.destroyed) fail(error);
           });
-        }, keepaliveTime);
+        });
       };
+      // Count the streams opened on this session, so that PINGs are sent only while a call is open.
+      const request = session.request.bind(session);
+      session.request = ((...args: Parameters<ClientHttp2Session['request']>) => {
+        const stream = request(...args);
+        openStreams += 1;
+        stream.once('close', () => {
+          openStreams -= 1;
+        });
+        armKeepalive();
+        return stream;
+      });
 
       session.once('remoteSettings', () => {
         established = true;
         subscriber.next(session);
         armKeepalive();
       });
-      session.on('goaway', (errorCode: number, lastStreamId?: number) => {
+      session.on('goaway', (errorCode: number, lastStreamId?: number, opaqueData?: Buffer) => {
         goaway = true;
-        fail(new GoawayError(errorCode, lastStreamId));
+        fail(new GoawayError(errorCode, lastStreamId, opaqueData));
       });
-      session.on('error', fail);
+      session.on('error', (error: Error) => {
+        fail(
+          new ConnectionClosedError(
+            `${established ? 'the connection to' : 'could not connect to'} ${server} failed: ${error.message}`,
+            { cause: error },
+          ),
+        );
+      });
       session.once('close', () => {
         fail(
           new ConnectionClosedError(
-            established ? 'the HTTP/2 connection closed' : "the connection closed before the server's SETTINGS frame",
+            established ? `the connection to ${server} closed` : `the connection to ${server} closed before the server's SETTINGS frame`,
           ),
         );
       });
@@ -120,11 +152,15 @@ export function http2Connector(authority: string | URL, options: Http2ConnectorO
       return () => {
         timer?.unsubscribe();
         session.removeAllListeners('remoteSettings');
-        session.off('error', fail);
+        session.removeAllListeners('error');
         // Errors after teardown (a socket reset while destroying) have nobody to report to.
         session.on('error', () => undefined);
         if (goaway) session.close();
-        else session.destroy();
+        else {
+          // An attempt cut before SETTINGS is reset (RST), like ManagedChannel's: the peer may not be reading.
+          if (!established) (session.socket as Socket | undefined)?.resetAndDestroy();
+          session.destroy();
+        }
       };
     });
 }

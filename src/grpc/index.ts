@@ -16,6 +16,7 @@ export {
 export { ManagedCall, type GrpcCall } from './managed-call.js';
 export { ResilientStream, type ResilientStreamOptions, type ResponseStream } from './resilient-stream.js';
 export { GoawayError, isGoawayError } from './goaway-error.js';
+export { isTooManyPings, type KeepaliveOptions, MIN_KEEPALIVE_TIME } from './keepalive.js';
 export { KeepaliveTimeoutError, isKeepaliveTimeoutError } from './keepalive-timeout-error.js';
 export { ConnectionFailedError, isConnectionFailedError } from './connection-failed-error.js';
 export { StreamStatusError, isStreamStatusError } from './stream-status-error.js';

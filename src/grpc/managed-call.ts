@@ -13,6 +13,8 @@ import {
   type InterceptingListener,
   type StatusObject,
 } from '@grpc/grpc-js';
+import type { SchedulerLike, Subscription } from 'rxjs';
+import { scheduleTimerAt } from '../timing/schedule-timer.js';
 
 /** grpc-js's call interface (not exported by name from the package). */
 export type GrpcCall = ReturnType<ChannelInterface['createCall']>;
@@ -34,6 +36,8 @@ export interface CallHost {
   release(call: ManagedCall): void;
   /** Shown by `getPeer()` before the call is attached. */
   readonly target: string;
+  /** The clock and timers of the channel (its deadline timer runs on them). */
+  readonly scheduler: SchedulerLike;
 }
 
 let nextCallNumber = 1;
@@ -58,7 +62,7 @@ export class ManagedCall implements GrpcCall {
   #credentials: CallCredentials | undefined;
   #inner: GrpcCall | undefined;
   #ended: StatusObject | undefined;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: Subscription | undefined;
   readonly #onParentCancelled = (): void => {
     this.cancelWithStatus(Status.CANCELLED, 'Cancelled by parent call');
   };
@@ -82,12 +86,13 @@ export class ManagedCall implements GrpcCall {
     }
     this.#deadline = effective;
     if (parent !== null && (mask & Propagate.CANCELLATION) !== 0) parent.on('cancelled', this.#onParentCancelled);
-    const remaining = deadlineMs(effective) - Date.now();
-    if (remaining !== Infinity) {
-      this.#timer = setTimeout(() => {
+    // The deadline is a time on the channel's clock (wall-clock milliseconds, as grpc-js has it).
+    const at = deadlineMs(effective);
+    if (at !== Infinity) {
+      this.#timer = scheduleTimerAt(host.scheduler, at, () => {
         this.#timer = undefined;
         this.fail(Status.DEADLINE_EXCEEDED, 'Deadline exceeded while waiting for a connection');
-      }, Math.min(2 ** 31 - 1, Math.max(0, remaining)));
+      });
     }
   }
 
@@ -133,7 +138,7 @@ export class ManagedCall implements GrpcCall {
   }
 
   #clearWaiting(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer?.unsubscribe();
     this.#timer = undefined;
     this.#parent?.off('cancelled', this.#onParentCancelled);
   }

@@ -39,74 +39,153 @@ import {
   status as Status,
   type connectivityState as GrpcState,
 } from '@grpc/grpc-js';
-import { Observable, type Subscription } from 'rxjs';
+import type { EventEmitter } from 'node:events';
+import { asyncScheduler, Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import { ConnectionManager } from '../connection-manager.js';
 import type { ConnectionManagerOptions } from '../connection-options.js';
 import type { ConnectionSnapshot } from '../connection-snapshot.js';
 import type { Connector } from '../connector.js';
+import { MAX_DELAY_MS } from '../backoff/backoff.js';
 import { ConnectionClosedError } from '../errors/connection-closed-error.js';
 import { permanent } from '../errors/permanent-error.js';
+import { scheduleTimerAt } from '../timing/schedule-timer.js';
+import { unrefScheduler } from '../unref-scheduler.js';
 import { checkOptionsObject, describeValue, optionalBoolean } from '../validate.js';
 import { channelState } from './channel-state.js';
 import { ConnectionFailedError } from './connection-failed-error.js';
+import { GoawayError } from './goaway-error.js';
+import { grpcJsSessions } from './grpc-js-sessions.js';
 import { toGrpcState } from './grpc-connectivity.js';
-import { trackSockets } from './socket-tracker.js';
+import { channelOptionNumber, KEEPALIVE_OPTIONS, KeepalivePolicy, type KeepaliveOptions, pickKeepalive } from './keepalive.js';
+import { type SocketTracking, trackSockets } from './socket-tracker.js';
 import { without } from './without.js';
 import { type CallHost, ManagedCall } from './managed-call.js';
 
-/** Options of {@link ManagedChannel}: the manager's options (except the connector) and the channel's. */
-export interface ManagedChannelOptions extends Omit<ConnectionManagerOptions<GrpcChannel>, 'connector'> {
-  /** grpc-js channel options for each connection's channel (keepalive, message sizes, TLS name override…). */
+/**
+ * Options of {@link ManagedChannel}: the manager's options (except the connector), keepalive as gRFC A8
+ * specifies it (mapped onto grpc-js's `grpc.keepalive_*` options of each connection), and the channel's.
+ */
+export interface ManagedChannelOptions extends Omit<ConnectionManagerOptions<GrpcChannel>, 'connector' | 'unref'>, KeepaliveOptions {
+  /**
+   * grpc-js channel options for each connection's channel (message sizes, TLS name override…).
+   * `grpc.keepalive_time_ms`, `grpc.keepalive_timeout_ms` and `grpc.keepalive_permit_without_calls` are
+   * read as `keepaliveTime`, `keepaliveTimeout` and `keepaliveWithoutCalls` when those are not given.
+   */
   readonly channelOptions?: ChannelOptions;
   /** Whether calls whose metadata does not say so wait for READY through TRANSIENT_FAILURE. @defaultValue false */
   readonly waitForReady?: boolean;
+  /**
+   * Unref the channel's timers so that it never holds a Node process open by itself, like grpc-js's
+   * own channels. Applies to the default scheduler. @defaultValue true
+   */
+  readonly unref?: boolean;
 }
 
 type ChannelRef = ReturnType<ChannelInterface['getChannelzRef']>;
 
-/** The longest timer Node accepts; grpc-js's idle timer is pushed out to it. */
-const MAX_TIMER = 2 ** 31 - 1;
+/** What ended an attempt's connection, from what its sockets and HTTP/2 session reported. */
+function causeOf(tracking: SocketTracking, goaway: GoawayError | undefined): Error | undefined {
+  return goaway ?? tracking.errors[0];
+}
 
-/** The connector behind a ManagedChannel: one grpc-js channel per attempt, established on READY. */
-export function grpcChannelConnector(target: string, credentials: ChannelCredentials, channelOptions: ChannelOptions = {}): Connector<GrpcChannel> {
+/** grpc-js channel options for one connection with the keepalive time in force now. */
+function connectionOptions(channelOptions: ChannelOptions, keepalive: KeepalivePolicy): ChannelOptions {
   const options: ChannelOptions = {
     ...channelOptions,
     // Nothing shared with other attempts: a fresh subchannel, with no backoff state of its own.
     'grpc.use_local_subchannel_pool': 1,
     // The manager decides when a connection ends; grpc-js must not idle it away underneath.
-    'grpc.client_idle_timeout_ms': MAX_TIMER,
+    'grpc.client_idle_timeout_ms': MAX_DELAY_MS,
+    'grpc.keepalive_timeout_ms': keepalive.timeout,
+    'grpc.keepalive_permit_without_calls': keepalive.withoutCalls ? 1 : 0,
   };
+  if (keepalive.time === Infinity) delete options['grpc.keepalive_time_ms'];
+  else options['grpc.keepalive_time_ms'] = keepalive.time;
+  return options;
+}
+
+/** The keepalive options, taken from grpc-js's channel options where the redialer ones are not given. */
+function keepaliveFrom(raw: Readonly<Record<string, unknown>>, channelOptions: ChannelOptions): KeepalivePolicy {
+  const time = channelOptionNumber(channelOptions['grpc.keepalive_time_ms'], 'grpc.keepalive_time_ms');
+  const timeout = channelOptionNumber(channelOptions['grpc.keepalive_timeout_ms'], 'grpc.keepalive_timeout_ms');
+  const permit = channelOptions['grpc.keepalive_permit_without_calls'] as unknown;
+  return new KeepalivePolicy({
+    ...raw,
+    keepaliveTime: raw['keepaliveTime'] ?? (time === undefined || time <= 0 ? undefined : time),
+    keepaliveTimeout: raw['keepaliveTimeout'] ?? (timeout === undefined || timeout <= 0 ? undefined : timeout),
+    keepaliveWithoutCalls: raw['keepaliveWithoutCalls'] ?? (permit === undefined ? undefined : permit === 1 || permit === true),
+  });
+}
+
+/**
+ * The connector behind a ManagedChannel: one grpc-js channel per attempt, established on READY. Every
+ * TCP connection it opens belongs to the attempt that opened it: a connection still waiting for
+ * SETTINGS is reset when the attempt is cut, and grpc-js's own reconnect timers never dial again once
+ * the attempt has ended. Keepalive follows gRFC A8 ({@link KeepaliveOptions}, or grpc-js's
+ * `grpc.keepalive_*` channel options when those are not given): a "too_many_pings" GOAWAY doubles the
+ * keepalive time of every later connection of this connector.
+ */
+export function grpcChannelConnector(
+  target: string,
+  credentials: ChannelCredentials,
+  channelOptions: ChannelOptions = {},
+  keepaliveOptions: KeepaliveOptions = {},
+): Connector<GrpcChannel> {
+  const keepalive = keepaliveFrom(checkOptionsObject('keepalive options', keepaliveOptions), channelOptions);
   return () =>
     new Observable<GrpcChannel>((subscriber) => {
       let channel: GrpcChannel;
       try {
-        channel = new GrpcChannel(target, credentials, options);
+        channel = new GrpcChannel(target, credentials, connectionOptions(channelOptions, keepalive));
       } catch (error) {
         // A bad target or bad credentials will not get better by retrying.
         subscriber.error(permanent(error));
         return undefined;
       }
       let phase: 'connecting' | 'ready' = 'connecting';
-      // Connect inside a tracking context: grpc-js would leave a socket that never got SETTINGS open.
+      let goaway: GoawayError | undefined;
+      const onGoaway = (errorCode: number, lastStreamId?: number, opaqueData?: Buffer): void => {
+        goaway ??= new GoawayError(errorCode, lastStreamId, opaqueData);
+      };
+      const sessions: EventEmitter[] = [];
+      // Connect inside a tracking context: every socket grpc-js opens for this attempt is known.
       const tracking = trackSockets(() => {
         channel.getConnectivityState(true);
       });
+      const end = (error: Error): void => {
+        keepalive.onConnectionEnded(target, error);
+        subscriber.error(error);
+      };
       const watch = channelState(channel).subscribe((state) => {
         if (state === 'READY') {
           phase = 'ready';
+          // Hear the server's GOAWAY (code and debug data) before grpc-js reacts to it. grpc-js reports
+          // READY just before it stores the connection's transport, so look once that is done.
+          queueMicrotask(() => {
+            if (subscriber.closed) return;
+            for (const session of grpcJsSessions(channel)) {
+              session.prependListener('goaway', onGoaway);
+              sessions.push(session);
+            }
+          });
           subscriber.next(channel);
         } else if (phase === 'ready') {
-          subscriber.error(new ConnectionClosedError(`the connection to ${target} was lost (${state})`));
+          const cause = causeOf(tracking, goaway);
+          end(cause instanceof GoawayError ? cause : new ConnectionClosedError(
+            cause === undefined ? `the connection to ${target} was lost` : `the connection to ${target} was lost: ${cause.message}`,
+            { cause },
+          ));
         } else if (state === 'TRANSIENT_FAILURE' || state === 'SHUTDOWN') {
-          subscriber.error(new ConnectionFailedError(target, state));
+          end(new ConnectionFailedError(target, state, causeOf(tracking, goaway), tracking.sockets.size > 0));
         }
       });
       return () => {
         watch.unsubscribe();
+        for (const session of sessions) session.off('goaway', onGoaway);
         channel.close();
         // An established connection closes gracefully with the channel; an attempt must be cut.
         if (phase === 'connecting') tracking.destroyAll();
-        tracking.release();
+        tracking.end();
       };
     });
 }
@@ -133,6 +212,9 @@ export class ManagedChannel implements ChannelInterface {
   readonly #pending = new Set<ManagedCall>();
   readonly #watch: Subscription;
   readonly #host: CallHost;
+  readonly #scheduler: SchedulerLike;
+  /** Holds the process open while calls wait for a connection, as grpc-js does for its queued calls. */
+  #hold: ReturnType<typeof setInterval> | undefined;
 
   constructor(target: string, credentials: ChannelCredentials, options: ManagedChannelOptions = {}) {
     if (typeof target !== 'string') throw new TypeError(`redialer: ManagedChannel needs a target string, got ${describeValue(target)}`);
@@ -142,21 +224,32 @@ export class ManagedChannel implements ChannelInterface {
     }
     const raw = checkOptionsObject('ManagedChannel options', options);
     this.#waitForReady = optionalBoolean('waitForReady', raw['waitForReady'], false);
-    const channelOptions = raw['channelOptions'] ?? {};
+    const channelOptions = (raw['channelOptions'] ?? {}) as ChannelOptions;
     checkOptionsObject('channelOptions', channelOptions);
-    const managerOptions = without(options, 'channelOptions', 'waitForReady');
+    // Like grpc-js's own channels, a managed channel never holds the process open by itself.
+    const unref = optionalBoolean('unref', raw['unref'], raw['scheduler'] === undefined);
+    if (unref && raw['scheduler'] !== undefined) {
+      throw new TypeError('redialer: option "unref" applies to the default scheduler; with "scheduler", pass an unref\'d one');
+    }
+    this.#scheduler = (raw['scheduler'] as SchedulerLike | undefined) ?? (unref ? unrefScheduler : asyncScheduler);
+    const managerOptions = without(options, 'channelOptions', 'waitForReady', 'unref', ...KEEPALIVE_OPTIONS);
     this.#target = target;
     this.manager = new ConnectionManager<GrpcChannel>({
       ...managerOptions,
-      connector: grpcChannelConnector(target, credentials, channelOptions),
+      scheduler: this.#scheduler,
+      connector: grpcChannelConnector(target, credentials, channelOptions, pickKeepalive(options)),
     });
     this.state$ = this.manager.state$;
     this.#host = {
       target,
+      scheduler: this.#scheduler,
       admit: (call) => {
         this.#admit(call);
       },
-      release: (call) => this.#pending.delete(call),
+      release: (call) => {
+        this.#pending.delete(call);
+        this.#updateHold();
+      },
     };
     this.#watch = this.manager.state$.subscribe((snapshot) => {
       this.#onState(snapshot);
@@ -183,7 +276,18 @@ export class ManagedChannel implements ChannelInterface {
         break;
     }
     this.#pending.add(call);
+    this.#updateHold();
     if (snapshot.state === 'IDLE') this.manager.connect();
+  }
+
+  #updateHold(): void {
+    if (this.#pending.size > 0 && this.#hold === undefined) {
+      // Never fires: a handle that keeps the event loop alive while a call waits (its callback is due).
+      this.#hold = setInterval(() => undefined, MAX_DELAY_MS);
+    } else if (this.#pending.size === 0 && this.#hold !== undefined) {
+      clearInterval(this.#hold);
+      this.#hold = undefined;
+    }
   }
 
   #onState(snapshot: ConnectionSnapshot<GrpcChannel>): void {
@@ -192,6 +296,7 @@ export class ManagedChannel implements ChannelInterface {
     switch (snapshot.state) {
       case 'READY':
         this.#pending.clear();
+        this.#updateHold();
         for (const call of calls) call.attach(snapshot.connection);
         return;
       case 'TRANSIENT_FAILURE':
@@ -233,29 +338,28 @@ export class ManagedChannel implements ChannelInterface {
    */
   watchConnectivityState(currentState: GrpcState, deadline: Date | number, callback: (error?: Error) => void): void {
     if (this.manager.snapshot.state === 'SHUTDOWN') throw new Error('Channel has been shut down');
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: Subscription | undefined;
     let done = false;
     // Always called on a later tick, after `subscription` below is assigned.
     const settle = (error?: Error): void => {
       if (done) return;
       done = true;
-      if (timer !== undefined) clearTimeout(timer);
+      timer?.unsubscribe();
       subscription.unsubscribe();
       if (error === undefined) callback();
       else callback(error);
     };
     const at = deadline instanceof Date ? deadline.getTime() : deadline;
     if (at !== Infinity) {
-      const wait = at - Date.now();
-      if (wait <= 0) {
+      if (at <= this.#scheduler.now()) {
         process.nextTick(() => {
           settle(new Error('Deadline passed without connectivity state change'));
         });
         return;
       }
-      timer = setTimeout(() => {
+      timer = scheduleTimerAt(this.#scheduler, at, () => {
         settle(new Error('Deadline passed without connectivity state change'));
-      }, Math.min(MAX_TIMER, wait));
+      });
     }
     const subscription: Subscription = this.manager.state$.subscribe((snapshot) => {
       if (toGrpcState(snapshot.state) !== currentState) {

@@ -170,7 +170,7 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
     const tcp = await tcpServer((socket) => {
       socket.write(SETTINGS_FRAME);
     });
-    const m = manager(tcp.url, { keepaliveTime: 50, keepaliveTimeout: 100 });
+    const m = manager(tcp.url, { keepaliveTime: 50, keepaliveTimeout: 100, keepaliveWithoutCalls: true, minKeepaliveTime: 10 });
     m.connect();
     await until(m.state$, (s) => s.state === 'READY');
     const lost = await until(m.state$, (s) => s.state === 'TRANSIENT_FAILURE');
@@ -179,7 +179,7 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
 
   it('answered keepalive PINGs keep the connection READY', async () => {
     const server = await h2Server();
-    const m = manager(server.url, { keepaliveTime: 20, keepaliveTimeout: 5000 });
+    const m = manager(server.url, { keepaliveTime: 20, keepaliveTimeout: 5000, keepaliveWithoutCalls: true, minKeepaliveTime: 10 });
     const log = record(m.state$);
     m.connect();
     await until(m.state$, (s) => s.state === 'READY');

@@ -179,7 +179,7 @@ describe('adapters leave no handle behind', () => {
     cleanup.push(() => server.close());
     const silent = await silentListener();
     const before = await settled();
-    const ready = new ConnectionManager({ connector: http2Connector(`http://${server.address}`, { keepaliveTime: 50 }), ...FAST });
+    const ready = new ConnectionManager({ connector: http2Connector(`http://${server.address}`, { keepaliveTime: 50, keepaliveWithoutCalls: true, minKeepaliveTime: 10 }), ...FAST });
     const attempting = new ConnectionManager({ connector: http2Connector(`http://127.0.0.1:${String(silent.port)}`), ...FAST });
     ready.connect();
     attempting.connect();

@@ -6,7 +6,7 @@
  */
 import { Server, ServerCredentials, credentials, Metadata, status, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import { createServer, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type ConnectionSnapshot, ConnectionManager, grpcBackoff, isConnectionClosedError, isConnectTimeoutError } from '../../src/index.js';
 import {
   http2Connector,
@@ -16,6 +16,7 @@ import {
   type ManagedChannelOptions,
   ResilientStream,
 } from '../../src/grpc/index.js';
+import { countClientSockets } from '../grpc/support/client-sockets.js';
 import { onSchedule, record, until, waitsAfterAttempts } from '../grpc/support/record.js';
 import {
   type CountRequest,
@@ -51,14 +52,53 @@ async function proxyTo(port: number, fault: Fault): Promise<FaultProxy> {
   return p;
 }
 
+// grpc-js's own subchannel backoff shortened to 50 ms: a reconnect outside the manager's schedule
+// (grpc-js's timer outliving its attempt) would show within STRAY_WAIT.
+const GRPC_JS_FAST_RETRY = { 'grpc.initial_reconnect_backoff_ms': 50, 'grpc.max_reconnect_backoff_ms': 50 };
+const STRAY_WAIT = 300;
+
+/**
+ * Counts the TCP connections dialled to `port` (client side, `net.client.socket`) for `log`'s
+ * attempts. `check(accepted)`, after the manager was shut down, waits STRAY_WAIT and asserts one
+ * connection per attempt — the last one may have been cut before it connected — as many accepted by
+ * the server side (`accepted`, the proxy's count) as dialled, and none left open.
+ */
+function connectionsPerAttempt(port: number, log: ReturnType<typeof record>) {
+  const dials = countClientSockets(port);
+  cleanup.push(() => {
+    dials.stop();
+  });
+  return async (accepted?: () => number, open?: () => number): Promise<void> => {
+    await new Promise((r) => setTimeout(r, STRAY_WAIT));
+    const attempts = log.starts().length;
+    expect(dials.dialled()).toBeLessThanOrEqual(attempts);
+    expect(dials.dialled()).toBeGreaterThanOrEqual(attempts - 1);
+    if (accepted !== undefined) expect(accepted()).toBe(dials.dialled());
+    await vi.waitFor(() => {
+      expect(dials.open(), 'client sockets open').toBe(0);
+      if (open !== undefined) expect(open(), 'server sockets open').toBe(0);
+    });
+  };
+}
+
 function managed(port: number, options: ManagedChannelOptions = FAST) {
   const address = `127.0.0.1:${String(port)}`;
-  const channel = new ManagedChannel(address, insecure, options);
+  const channel = new ManagedChannel(address, insecure, {
+    ...options,
+    channelOptions: { ...GRPC_JS_FAST_RETRY, ...options.channelOptions },
+  });
   const client = createTestClient(address, insecure, { channelOverride: channel });
   cleanup.push(() => {
     client.close();
   });
-  return { channel, client, log: record(channel.state$) };
+  const log = record(channel.state$);
+  const counted = connectionsPerAttempt(port, log);
+  /** Closes the channel and checks the connections against the attempts (see connectionsPerAttempt). */
+  const closeAndCount = async (accepted?: () => number, open?: () => number): Promise<void> => {
+    channel.close();
+    await counted(accepted, open);
+  };
+  return { channel, client, log, closeAndCount };
 }
 
 /** Streams `from` … `to - 1`, one every `every` ms, then ends with OK. */
@@ -86,7 +126,7 @@ describe('gRPC through the fault proxy', () => {
   it('refuse: attempts fail at once on the backoff schedule and calls fail fast; READY once the port listens again', async () => {
     const s = await server();
     const proxy = await proxyTo(s.port, { kind: 'refuse' });
-    const { channel, client, log } = managed(proxy.port);
+    const { channel, client, log, closeAndCount } = managed(proxy.port);
     channel.manager.connect();
     const failed = await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 4);
     expect(isConnectionFailedError(failed.lastError)).toBe(true);
@@ -96,12 +136,15 @@ describe('gRPC through the fault proxy', () => {
     await proxy.setFault({ kind: 'pass' });
     await expect(patient).resolves.toEqual({ text: 'patient' });
     expect(log.states()).toContain('READY');
+    // Refused dials never reach the server; the one that passed is the READY connection.
+    expect(proxy.accepted).toBe(1);
+    await closeAndCount(undefined, () => proxy.open);
   });
 
   it('black hole (TCP and the client preface pass, SETTINGS never arrives): each attempt is cut at max(deadline, minConnectTimeout)', async () => {
     const s = await server();
     const proxy = await proxyTo(s.port, { kind: 'blackhole' });
-    const { channel, client, log } = managed(proxy.port);
+    const { channel, client, log, closeAndCount } = managed(proxy.port);
     channel.manager.connect();
     await until(channel.state$, (x) => x.state === 'CONNECTING' && x.attempt >= 5);
     const starts = connecting(log.snapshots);
@@ -119,6 +162,7 @@ describe('gRPC through the fault proxy', () => {
     await expect(echo(client, 'late', new Metadata({ waitForReady: true }), new Date(Date.now() + 200))).rejects.toMatchObject({
       code: status.DEADLINE_EXCEEDED,
     });
+    await closeAndCount(() => proxy.accepted, () => proxy.open);
   });
 
   it('black hole, http2Connector: ConnectTimeoutError at max(deadline, minConnectTimeout), READY never', async () => {
@@ -129,6 +173,7 @@ describe('gRPC through the fault proxy', () => {
       manager.shutdown();
     });
     const log = record(manager.state$);
+    const counted = connectionsPerAttempt(proxy.port, log);
     manager.connect();
     const cut = await until(manager.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 2);
     expect(isConnectTimeoutError(cut.lastError)).toBe(true);
@@ -137,12 +182,14 @@ describe('gRPC through the fault proxy', () => {
     expect(failures[0]!.since - first!.since).toBeGreaterThanOrEqual(300);
     expect(failures[1]!.since - second!.since).toBeGreaterThanOrEqual(300);
     expect(log.states()).not.toContain('READY');
+    manager.shutdown();
+    await counted(() => proxy.accepted, () => proxy.open);
   });
 
   it('latency (100 ms each way): READY only once SETTINGS has crossed, then stays READY; calls succeed', async () => {
     const s = await server();
     const proxy = await proxyTo(s.port, { kind: 'latency', ms: 100 });
-    const { channel, client, log } = managed(proxy.port);
+    const { channel, client, log, closeAndCount } = managed(proxy.port);
     await expect(echo(client, 'slow')).resolves.toEqual({ text: 'slow' });
     await expect(echo(client, 'again')).resolves.toEqual({ text: 'again' });
     const [start] = connecting(log.snapshots);
@@ -150,12 +197,13 @@ describe('gRPC through the fault proxy', () => {
     expect(ready.since - start!.since).toBeGreaterThanOrEqual(100);
     expect(log.states()).toEqual(['IDLE', 'CONNECTING', 'READY']);
     expect(channel.manager.snapshot.state).toBe('READY');
+    await closeAndCount(() => proxy.accepted, () => proxy.open);
   });
 
   it('reset mid-stream: the channel reconnects and a ResilientStream resumes from its cursor; every tick exactly once, in order', async () => {
     const s = await server({ count: ticker(30, 5) });
     const proxy = await proxyTo(s.port, { kind: 'reset-after-bytes', bytes: 600 });
-    const { channel, client, log } = managed(proxy.port);
+    const { channel, client, log, closeAndCount } = managed(proxy.port);
     // After the first reset the network heals.
     channel.state$.subscribe((x) => {
       if (x.state === 'TRANSIENT_FAILURE') void proxy.setFault({ kind: 'pass' });
@@ -175,22 +223,28 @@ describe('gRPC through the fault proxy', () => {
     stream.start();
     await done;
     expect(ticks).toEqual(Array.from({ length: 30 }, (_, i) => i));
-    const lost = log.snapshots.find((x) => x.state === 'TRANSIENT_FAILURE' || (x.state === 'IDLE' && x.lastError !== undefined));
+    // The first connection lost (a slow first attempt on a loaded machine may have been cut before it).
+    const firstReady = log.snapshots.findIndex((x) => x.state === 'READY');
+    const lost = log.snapshots.slice(firstReady).find((x) => x.state === 'TRANSIENT_FAILURE' || (x.state === 'IDLE' && x.lastError !== undefined));
     expect(isConnectionClosedError(lost?.lastError)).toBe(true);
     expect(log.snapshots.filter((x) => x.state === 'READY')).toHaveLength(2);
-    expect(proxy.accepted).toBe(2);
+    expect(proxy.accepted).toBe(log.starts().length); // one connection per attempt
+    stream.close();
+    await closeAndCount(() => proxy.accepted, () => proxy.open);
   });
 
   it('accept, then close after 50 ms without forwarding: no attempt reaches READY, the backoff keeps growing', async () => {
     const s = await server();
     const proxy = await proxyTo(s.port, { kind: 'close-after', ms: 50 });
-    const { channel, log } = managed(proxy.port);
+    const { channel, log, closeAndCount } = managed(proxy.port);
     channel.manager.connect();
     const failed = await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 4);
     expect(isConnectionFailedError(failed.lastError)).toBe(true);
     expect(connecting(log.snapshots).map((x) => x.attempt)).toEqual([1, 2, 3, 4]);
     expect(onSchedule(waitsAfterAttempts(log.snapshots), [100, 160, 256])).toEqual([100, 160, 256]);
     expect(log.states()).not.toContain('READY');
+    // (The proxy's side of a closed-after connection stops reading, so only the client's count applies.)
+    await closeAndCount(() => proxy.accepted);
   });
 
   it('stall after SETTINGS: READY, then silence; calls end at their deadline and keepalive declares the connection dead, so the channel reconnects', async () => {
@@ -198,8 +252,9 @@ describe('gRPC through the fault proxy', () => {
       serverOptions: { 'grpc.keepalive_permit_without_calls': 1, 'grpc.http2.min_ping_interval_without_data_ms': 10, 'grpc.http2.max_ping_strikes': 0 },
     });
     const proxy = await proxyTo(s.port, { kind: 'stall-after-handshake' });
-    const { channel, client, log } = managed(proxy.port, {
+    const { channel, client, log, closeAndCount } = managed(proxy.port, {
       ...FAST,
+      minKeepaliveTime: 100, // the server allows it (gRFC A8's floor is 10 s)
       channelOptions: { 'grpc.keepalive_time_ms': 400, 'grpc.keepalive_timeout_ms': 400, 'grpc.keepalive_permit_without_calls': 1 },
     });
     channel.manager.connect();
@@ -211,24 +266,28 @@ describe('gRPC through the fault proxy', () => {
     await until(channel.state$, (x) => x.state === 'READY');
     await expect(echo(client, 'healed')).resolves.toEqual({ text: 'healed' });
     expect(log.snapshots.filter((x) => x.state === 'READY')).toHaveLength(2);
+    await closeAndCount(() => proxy.accepted, () => proxy.open);
   });
 
   it('stall after SETTINGS, http2Connector: an unanswered keepalive PING ends the connection and the manager reconnects', async () => {
     const s = await server();
     const proxy = await proxyTo(s.port, { kind: 'stall-after-handshake' });
     const manager = new ConnectionManager({
-      connector: http2Connector(`http://127.0.0.1:${String(proxy.port)}`, { keepaliveTime: 100, keepaliveTimeout: 100 }),
+      connector: http2Connector(`http://127.0.0.1:${String(proxy.port)}`, { keepaliveTime: 100, keepaliveTimeout: 100, keepaliveWithoutCalls: true, minKeepaliveTime: 10 }),
       ...FAST,
     });
     cleanup.push(() => {
       manager.shutdown();
     });
+    const counted = connectionsPerAttempt(proxy.port, record(manager.state$));
     manager.connect();
     await until(manager.state$, (x) => x.state === 'READY');
     await proxy.setFault({ kind: 'pass' });
     const lost = await until(manager.state$, (x) => x.state !== 'READY');
     expect(isKeepaliveTimeoutError(lost.lastError)).toBe(true);
     await until(manager.state$, (x) => x.state === 'READY');
+    manager.shutdown();
+    await counted(() => proxy.accepted, () => proxy.open);
   });
 });
 
@@ -273,10 +332,10 @@ describe('a real flapping gRPC server cannot push the attempt rate above the pol
 
   it('READY, then dropped after 20 ms: with the minUptime guard, attempts follow the schedule', async () => {
     const flapping = await flappingServer(20);
-    const { channel, log } = managed(flapping.port, { ...FAST, minUptime: 60_000 });
+    const { channel, log, closeAndCount } = managed(flapping.port, { ...FAST, minUptime: 60_000 });
     channel.manager.connect();
     await until(channel.state$, (x) => x.state === 'CONNECTING' && x.attempt >= 6);
-    channel.close();
+    await closeAndCount(flapping.accepted);
     const starts = connecting(log.snapshots).map((x, _, all) => x.since - all[0]!.since);
     // gRPC's schedule: attempt k starts no sooner than the sum of the nominal waits before it (1 ms of timer rounding each).
     const nominal = [0, 100, 260, 516, 925.6, 1580.96];

@@ -1,0 +1,171 @@
+/**
+ * Every TCP connection a ManagedChannel opens belongs to a scheduled attempt and is closed when that
+ * attempt ends: counted on the server side (accepted connections) and on the client side (dials seen
+ * through `net.client.socket`), against refusing ports, a server that sends GOAWAY before SETTINGS, and a
+ * port that refuses and then black-holes. grpc-js's subchannels keep their own reconnect timer (1 s,
+ * then growing) after their channel is closed; each test waits past it (LINGER) before counting.
+ * Also: a process that makes one failing call through a ManagedChannel exits by itself.
+ */
+import { credentials, status } from '@grpc/grpc-js';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { grpcBackoff } from '../../src/index.js';
+import { isConnectionFailedError, ManagedChannel } from '../../src/grpc/index.js';
+import { startFaultProxy } from '../../src/testing/fault-proxy.js';
+import { countClientSockets } from '../grpc/support/client-sockets.js';
+import { record, until } from '../grpc/support/record.js';
+import { createTestClient, echo } from '../grpc/support/service.js';
+
+const insecure = credentials.createInsecure();
+const FAST = { backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }), minConnectTimeout: 300, minUptime: 0, random: () => 0.5 };
+/** Longer than grpc-js's first subchannel backoff (1 s + 20 % jitter), the time a stray reconnect would take. */
+const LINGER = 1600;
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A TCP server that counts accepted connections and does `onSocket` with each. */
+async function countingServer(onSocket: (socket: Socket) => void) {
+  const sockets = new Set<Socket>();
+  let accepted = 0;
+  const server = createServer((socket) => {
+    accepted += 1;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    // Read (and drop) what the client sends, so that its FIN is seen.
+    socket.resume();
+    onSocket(socket);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  cleanup.push(() => new Promise<void>((r) => {
+    for (const socket of sockets) socket.destroy();
+    server.close(() => {
+      r();
+    });
+  }));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return { port: address.port, accepted: () => accepted, open: () => sockets.size };
+}
+
+/** A port nothing listens on (bound, then released). */
+async function refusingPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  await new Promise((r) => server.close(r));
+  return address.port;
+}
+
+function managed(port: number) {
+  const address = `127.0.0.1:${String(port)}`;
+  const channel = new ManagedChannel(address, insecure, FAST);
+  cleanup.push(() => {
+    channel.close();
+  });
+  return { channel, log: record(channel.state$), client: createTestClient(address, insecure, { channelOverride: channel }) };
+}
+
+function counted(port: number) {
+  const dials = countClientSockets(port);
+  cleanup.push(() => {
+    dials.stop();
+  });
+  return dials;
+}
+
+describe('ManagedChannel: one TCP connection per scheduled attempt, none after it', () => {
+  it('refusing port: as many dials as attempts, also after close(); the error names ECONNREFUSED', async () => {
+    const port = await refusingPort();
+    const dials = counted(port);
+    const { channel, log } = managed(port);
+    channel.manager.connect();
+    const failed = await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 4);
+    expect(isConnectionFailedError(failed.lastError)).toBe(true);
+    expect((failed.lastError as Error).message).toMatch(/could not connect to 127\.0\.0\.1:\d+: connect ECONNREFUSED/);
+    expect(((failed.lastError as Error).cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
+    channel.close();
+    await sleep(LINGER);
+    expect(dials.dialled()).toBe(log.starts().length);
+  });
+
+  it('a server that sends GOAWAY before SETTINGS and closes: as many connections accepted as attempts', async () => {
+    // GOAWAY: length 8, type 0x7, no flags, stream 0; last stream 0, error code PROTOCOL_ERROR (1).
+    const goaway = Buffer.from([0, 0, 8, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+    const server = await countingServer((socket) => {
+      socket.end(goaway);
+    });
+    const dials = counted(server.port);
+    const { channel, log } = managed(server.port);
+    channel.manager.connect();
+    await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 6);
+    channel.close();
+    await sleep(LINGER);
+    const attempts = log.starts().length;
+    expect(server.accepted()).toBe(attempts);
+    expect(dials.dialled()).toBe(attempts);
+    expect(server.open()).toBe(0);
+  });
+
+  it('a port that refuses and then black-holes: nothing connects after close(), nothing stays open', async () => {
+    const target = await countingServer(() => undefined);
+    const proxy = await startFaultProxy({ port: target.port }, { kind: 'refuse' });
+    cleanup.push(() => proxy.close());
+    const dials = counted(proxy.port);
+    const { channel, log } = managed(proxy.port);
+    channel.manager.connect();
+    await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 3);
+    await proxy.setFault({ kind: 'blackhole' });
+    const before = log.starts().length;
+    channel.close();
+    await sleep(LINGER);
+    expect(log.starts()).toHaveLength(before);
+    expect(proxy.accepted).toBe(0);
+    expect(proxy.open).toBe(0);
+    expect(dials.dialled()).toBe(before);
+  });
+
+  it('black hole: each cut attempt closes its one connection; after close() none is open', async () => {
+    const target = await countingServer(() => undefined);
+    const proxy = await startFaultProxy({ port: target.port }, { kind: 'blackhole' });
+    cleanup.push(() => proxy.close());
+    const dials = counted(proxy.port);
+    const { channel, log, client } = managed(proxy.port);
+    await expect(echo(client, 'x')).rejects.toMatchObject({ code: status.UNAVAILABLE });
+    await until(channel.state$, (x) => x.state === 'CONNECTING' && x.attempt >= 3);
+    await vi.waitFor(() => {
+      expect(proxy.accepted).toBe(3);
+    });
+    channel.close();
+    await sleep(LINGER);
+    const attempts = log.starts().length;
+    expect(proxy.accepted).toBe(attempts);
+    expect(dials.dialled()).toBe(attempts);
+    expect(proxy.open).toBe(0);
+    expect(dials.open()).toBe(0);
+  });
+});
+
+describe('a ManagedChannel never keeps a process alive by itself', () => {
+  it.each(['refused', 'blackhole'])('a process that makes one failing call (%s) and never closes the channel exits by itself', async (kind) => {
+    if (!existsSync(join(root, 'dist/grpc/index.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does)');
+    const server = kind === 'blackhole' ? await countingServer(() => undefined) : undefined;
+    const port = server?.port ?? (await refusingPort());
+    const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'test/fixtures/grpc-one-failing-call.mjs'), String(port)], {
+      timeout: 15_000,
+      cwd: root,
+    });
+    expect(stdout).toMatch(/^call: (14|4) .*\nexited in (TRANSIENT_FAILURE|CONNECTING)$/);
+  });
+});

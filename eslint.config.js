@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'test-results/', 'bench/results/', '.bench-build/', 'node_modules/', 'docs/api/', '.demo-build/'] },
+  { ignores: ['dist/', 'test-results/', 'bench/results/', '.bench-build/', 'docs/api/', '.demo-build/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   ...tseslint.configs.stylisticTypeChecked,
@@ -23,7 +23,7 @@ export default tseslint.config(
   {
     // The core runs in browsers: it never imports Node built-ins or a transport.
     files: ['src/**/*.ts'],
-    ignores: ['src/grpc/**', 'src/websocket/node*.ts', 'src/cli/**', 'src/testing/node.ts', 'src/testing/fault-proxy.ts'],
+    ignores: ['src/grpc/**', 'src/cli/**', 'src/testing/node.ts', 'src/testing/fault-proxy.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -87,3 +87,14 @@ export type {
 } from './metrics/meter-like.js';
 export { recordConnectionAttempts, connectionEvents } from './metrics/connection-attempt-metrics.js';
 export { budgetedConnector, RetryThrottledError, isRetryThrottledError } from './budgets/budgeted-connector.js';
+export {
+  circuitBreaker,
+  BREAKER_DEFAULTS,
+  type CircuitBreaker,
+  type CircuitBreakerOptions,
+  type BreakerSnapshot,
+  type BreakerPermit,
+  type BreakerCallContext,
+} from './breaker/circuit-breaker.js';
+export { BrokenCircuitError, isBrokenCircuitError } from './breaker/broken-circuit-error.js';
+export { memoryBreakerStore, type BreakerStateStore, type SharedBreakerState } from './breaker/breaker-state-store.js';

@@ -152,7 +152,7 @@ export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBrea
   let breakPolicy: BackoffPolicy;
   if (typeof breakRaw === 'number') {
     breakPolicy = constantBackoff(checkNumber('breakDuration', breakRaw, { min: 0, max: MAX_DELAY_MS }));
-  } else if (typeof breakRaw === 'object' && breakRaw !== null && typeof (breakRaw as { first?: unknown }).first === 'function') {
+  } else if (typeof breakRaw === 'object' && typeof (breakRaw as { first?: unknown }).first === 'function') {
     breakPolicy = breakRaw as BackoffPolicy;
   } else {
     throw new TypeError(`redialer: option "breakDuration" must be a number of ms or a backoff policy, got ${describeValue(breakRaw)}`);

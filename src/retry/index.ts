@@ -98,3 +98,13 @@ export {
 } from './breaker/circuit-breaker.js';
 export { BrokenCircuitError, isBrokenCircuitError } from './breaker/broken-circuit-error.js';
 export { memoryBreakerStore, type BreakerStateStore, type SharedBreakerState } from './breaker/breaker-state-store.js';
+export {
+  failover,
+  type FailoverFunction,
+  type FailoverProvider,
+  type FailoverOptions,
+  type FailoverCallOptions,
+  type FailoverAttemptContext,
+  type ProviderSnapshot,
+} from './failover/failover.js';
+export { FailoverError, isFailoverError, type ProviderOutcome, type FailoverGiveUp } from './failover/failover-error.js';

@@ -438,7 +438,8 @@ export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], opt
 
       let hedgeDue = false;
       const armHedge = (): void => {
-        if (hedgeDelay === Infinity || flights.size >= maxCopies || hedge !== undefined) return;
+        // hedgeDue still set: the last hedge found no provider to start; a failure will pump again.
+        if (hedgeDelay === Infinity || flights.size >= maxCopies || hedge !== undefined || hedgeDue || attempts >= maxAttempts) return;
         hedge = scheduleTimer(scheduler, hedgeDelay, () => {
           hedge = undefined;
           hedgeDue = true;

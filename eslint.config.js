@@ -23,7 +23,7 @@ export default tseslint.config(
   {
     // The core runs in browsers: it never imports Node built-ins or a transport.
     files: ['src/**/*.ts'],
-    ignores: ['src/grpc/**', 'src/cli/**', 'src/testing/node.ts', 'src/testing/fault-proxy.ts'],
+    ignores: ['src/grpc/**', 'src/cli/**', 'src/testing/node.ts', 'src/testing/fault-proxy.ts', 'src/bullmq/**', 'src/redis/**'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -31,6 +31,7 @@ export default tseslint.config(
           patterns: [
             { group: ['node:*'], message: 'The core must run in browsers: no Node built-ins outside adapters.' },
             { group: ['ws', '@grpc/*'], message: 'Only the adapters import a transport.' },
+            { group: ['bullmq', 'bullmq/*', 'ioredis', 'ioredis/*'], message: 'Only redialer/bullmq and redialer/redis import bullmq or ioredis.' },
           ],
         },
       ],
@@ -47,7 +48,20 @@ export default tseslint.config(
             { group: ['node:*'], message: 'redialer/retry must run in browsers: no Node built-ins.' },
             { group: ['ws', '@grpc/*'], message: 'Only the adapters import a transport.' },
             { group: ['@opentelemetry/*'], message: 'Take a meter through MeterLike; @opentelemetry/api is an optional peer.' },
+            { group: ['bullmq', 'bullmq/*', 'ioredis', 'ioredis/*'], message: 'Only redialer/bullmq and redialer/redis import bullmq or ioredis.' },
           ],
+        },
+      ],
+    },
+  },
+  {
+    // The Node adapters: bullmq only in redialer/bullmq; redialer/redis types ioredis structurally.
+    files: ['src/grpc/**', 'src/cli/**', 'src/testing/node.ts', 'src/testing/fault-proxy.ts', 'src/redis/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ group: ['bullmq', 'bullmq/*', 'ioredis', 'ioredis/*'], message: 'Only redialer/bullmq imports bullmq; redialer/redis types ioredis structurally.' }],
         },
       ],
     },

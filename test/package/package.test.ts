@@ -60,6 +60,20 @@ describe('browser-safe entries import only what they declare', () => {
     expect(externalPackages(join(root, entry))).toEqual(allowed);
   });
 
+  it.each([
+    // bullmq is an optional peer imported only here; ioredis is typed structurally and never imported.
+    ['dist/bullmq/index.js', ['bullmq', 'rxjs']],
+    ['dist/redis/index.js', ['node:crypto', 'rxjs']],
+  ] as const)('the Node entry %s imports only %j', (entry, allowed) => {
+    expect(externalPackages(join(root, entry))).toEqual(allowed);
+  });
+
+  it('bullmq and ioredis are optional peers', () => {
+    const meta = (pkg as unknown as { peerDependenciesMeta: Record<string, { optional?: boolean }> }).peerDependenciesMeta;
+    expect(meta['bullmq']?.optional).toBe(true);
+    expect(meta['ioredis']?.optional).toBe(true);
+  });
+
   it('the simulator\'s pure-rand is a runtime dependency', () => {
     expect(pkg.dependencies?.['pure-rand']).toBeDefined();
   });

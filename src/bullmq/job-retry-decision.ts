@@ -1,0 +1,147 @@
+/**
+ * The pure decision after a failed job attempt: fail it now, or retry it after how long. It follows
+ * `redialer/retry` — the same classification, idempotency rules, server hints and budget verdict — with
+ * two differences that suit a queue: the wait is never shorter than a server hint (a hint is a floor
+ * under the backoff, not a replacement), and the schedule is computed from the attempt number alone,
+ * because any worker of the fleet may handle the next failure.
+ * @module
+ */
+import { type Backoff, type BackoffPolicy, type RandomSource, clampDelay } from '../backoff/backoff.js';
+import { isRetryAfterError } from '../errors/retry-after-error.js';
+import {
+  type Classification,
+  type Classifier,
+  type DelaySource,
+  type GiveUpReason,
+  type Idempotency,
+  maySendAgain,
+  serverHint,
+  transient,
+} from '../retry/index.js';
+
+/** The policy a job retry follows, validated. */
+export interface JobRetryPolicy {
+  /** The schedule: attempt n waits at least the n-th step of this policy. */
+  readonly backoff: BackoffPolicy;
+  /** The cap on the backoff's step (server hints may ask for more, up to `maxRetryAfter`). */
+  readonly maxDelay: number;
+  readonly classify: Classifier;
+  readonly serverHints: boolean;
+  /** The longest server hint honoured; longer hints are cut to it. */
+  readonly maxRetryAfter: number;
+  /** Ms from the job's creation after which it is not retried (Infinity for never). */
+  readonly totalTimeout: number;
+  readonly random: RandomSource;
+}
+
+/** What a decision needs to know about the job. */
+export interface JobAttemptFacts {
+  /** The attempt that just failed, 1-based. */
+  readonly attempt: number;
+  /** The job's `attempts` option (BullMQ's default is 1). */
+  readonly maxAttempts: number;
+  /** When the job was created (BullMQ's `job.timestamp`), epoch ms. */
+  readonly createdAt: number;
+  readonly idempotency: Idempotency;
+  readonly precondition: boolean;
+}
+
+/** The outcome of {@link decideJobRetry}. */
+export type JobRetryDecision =
+  | {
+      readonly type: 'retry';
+      /** The wait before the next attempt, in ms. */
+      readonly delay: number;
+      /** What set the wait: the backoff, or a server hint that asked for longer. */
+      readonly source: DelaySource;
+      readonly classification: Classification & { readonly kind: 'transient' };
+    }
+  | {
+      readonly type: 'give-up';
+      readonly reason: GiveUpReason;
+      readonly detail: string;
+      readonly classification: Classification & { readonly kind: 'transient' };
+    }
+  | { readonly type: 'permanent'; readonly classification: Classification & { readonly kind: 'permanent' } };
+
+/** Backoff steps replayed at most; far beyond any useful attempt count, and bounded so a huge `attempts` stays cheap. */
+const MAX_REPLAYED_STEPS = 10_000;
+
+/** The n-th step (1-based) of `policy`: the wait after the n-th consecutive failure. */
+export function nthBackoff(policy: BackoffPolicy, n: number, random: RandomSource): Backoff {
+  let step = policy.first(random);
+  for (let i = 1; i < Math.min(n, MAX_REPLAYED_STEPS); i++) step = step.next(random);
+  return step;
+}
+
+/**
+ * Classifies a job's failure. A core `RetryAfterError` (the server named a time to come back) is
+ * transient whatever it wraps, and keeps its cause's `sent` verdict when the cause is transient.
+ */
+export function classifyJobError(error: unknown, classify: Classifier): Classification {
+  if (!isRetryAfterError(error)) return classify(error);
+  const inner = error.cause === undefined ? undefined : classify(error.cause);
+  return transient(`the server asked to retry after ${String(error.delay)} ms`, inner?.kind === 'transient' ? inner.sent : 'maybe');
+}
+
+function hintOf(error: unknown, now: number): ReturnType<typeof serverHint> {
+  if (isRetryAfterError(error)) return { kind: 'retry-after', delay: error.delay };
+  return serverHint(error, now);
+}
+
+function ms(value: number): string {
+  return String(Math.round(value));
+}
+
+/**
+ * Decides what follows the failure of a job's attempt. In order: a permanent failure fails the job; a
+ * failure that may have reached the server fails a job that is not idempotent; a gRPC pushback that
+ * says "stop" fails it; then the attempt limit, the job's deadline and the budget. The wait is
+ * `max(min(step n of the backoff, maxDelay), min(server hint, maxRetryAfter))`, and a wait that would
+ * end after the deadline gives up at once.
+ */
+export function decideJobRetry(
+  error: unknown,
+  classification: Classification,
+  job: JobAttemptFacts,
+  policy: JobRetryPolicy,
+  env: { readonly now: number; readonly budgetAllows: boolean },
+): JobRetryDecision {
+  if (classification.kind === 'permanent') return { type: 'permanent', classification };
+  const giveUp = (reason: GiveUpReason, detail: string): JobRetryDecision => ({ type: 'give-up', reason, detail, classification });
+  if (!maySendAgain(job.idempotency, job.precondition, classification.sent)) {
+    const what = job.idempotency === 'conditional' ? 'conditional but carries no precondition' : 'not idempotent';
+    return giveUp('not-idempotent', `the failure (${classification.reason}) may have reached the server and the job is ${what}`);
+  }
+  const hint = policy.serverHints ? hintOf(error, env.now) : undefined;
+  if (hint?.kind === 'pushback' && hint.pushback.kind === 'stop') {
+    return giveUp('server-pushback', `the server asked not to retry (grpc-retry-pushback-ms: ${JSON.stringify(hint.pushback.value)})`);
+  }
+  if (job.attempt >= job.maxAttempts) {
+    return giveUp('attempts', `the attempt limit (${String(job.maxAttempts)}) was reached (${classification.reason})`);
+  }
+  const left = job.createdAt + policy.totalTimeout - env.now;
+  if (left <= 0) return giveUp('deadline', `the job's deadline passed (${classification.reason})`);
+  if (!env.budgetAllows) return giveUp('throttled', `the retry budget refused a retry (${classification.reason})`);
+
+  const backoff = Math.min(policy.maxDelay, clampDelay(nthBackoff(policy.backoff, job.attempt, policy.random).delay));
+  let floor = 0;
+  let hintSource: DelaySource = 'backoff';
+  if (hint?.kind === 'retry-after') {
+    floor = Math.min(hint.delay, policy.maxRetryAfter);
+    hintSource = 'retry-after';
+  } else if (hint?.kind === 'pushback' && hint.pushback.kind === 'wait') {
+    floor = Math.min(hint.pushback.delay, policy.maxRetryAfter);
+    hintSource = 'pushback';
+  }
+  const delay = clampDelay(Math.max(backoff, floor));
+  const source = floor > backoff ? hintSource : 'backoff';
+  if (delay >= left) {
+    if (source !== 'backoff') {
+      const header = source === 'pushback' ? 'grpc-retry-pushback-ms' : 'Retry-After';
+      return giveUp('retry-after-beyond-deadline', `the server asked to wait ${ms(delay)} ms (${header}), beyond the ${ms(left)} ms left before the job's deadline`);
+    }
+    return giveUp('deadline', `the next wait (${ms(delay)} ms) would end after the job's deadline, ${ms(left)} ms away (${classification.reason})`);
+  }
+  return { type: 'retry', delay, source, classification };
+}

@@ -16,6 +16,7 @@ import {
   optionalBoolean,
   optionalFunction,
   optionalNumber,
+  optionalScheduler,
 } from './validate.js';
 
 /** One line of the manager's trace: a transition, or an event that did not apply. */
@@ -118,16 +119,6 @@ export const CONNECTION_DEFAULTS = Object.freeze({
   reconnectSpread: 0,
 });
 
-/** Whether `value` has the SchedulerLike shape (now() and schedule()). */
-export function isScheduler(value: unknown): value is SchedulerLike {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as SchedulerLike).now === 'function' &&
-    typeof (value as SchedulerLike).schedule === 'function'
-  );
-}
-
 function isPolicy(value: unknown): value is BackoffPolicy {
   return typeof value === 'object' && value !== null && typeof (value as BackoffPolicy).first === 'function';
 }
@@ -146,12 +137,7 @@ export function resolveOptions<C>(options: ConnectionManagerOptions<C>): Resolve
     );
   }
   const unref = optionalBoolean('unref', raw['unref'], false);
-  const scheduler = raw['scheduler'] ?? (unref ? unrefScheduler : asyncScheduler);
-  if (!isScheduler(scheduler)) {
-    throw new TypeError(
-      `redialer: option "scheduler" must be an RxJS SchedulerLike (with now() and schedule()), got ${describeValue(scheduler)}`,
-    );
-  }
+  const scheduler = optionalScheduler('scheduler', raw['scheduler'], unref ? unrefScheduler : asyncScheduler);
   if (unref && raw['scheduler'] !== undefined) {
     throw new TypeError('redialer: option "unref" applies to the default scheduler; with "scheduler", pass an unref\'d one');
   }

@@ -8,8 +8,7 @@
 import { asyncScheduler, Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import type { ConnectionSnapshot } from './connection-snapshot.js';
 import { scheduleTimerAt } from './timing/schedule-timer.js';
-import { isScheduler } from './connection-options.js';
-import { checkOptionsObject, describeValue, optionalNumber } from './validate.js';
+import { checkOptionsObject, optionalNumber, optionalScheduler } from './validate.js';
 
 /**
  * What a person should be told about a connection:
@@ -88,10 +87,7 @@ function isOffline(snapshot: StatusSnapshot): boolean {
 export function connectionStatus(state$: Observable<StatusSnapshot>, options: ConnectionStatusOptions = {}): Observable<ConnectionStatus> {
   const checked = checkOptionsObject('connectionStatus options', options);
   const graceMs = optionalNumber('graceMs', checked['graceMs'], DEFAULT_GRACE_MS, { min: 0 });
-  const scheduler = checked['scheduler'] ?? asyncScheduler;
-  if (!isScheduler(scheduler)) {
-    throw new TypeError(`redialer: option "scheduler" must be an RxJS SchedulerLike (with now() and schedule()), got ${describeValue(scheduler)}`);
-  }
+  const scheduler = optionalScheduler('scheduler', checked['scheduler'], asyncScheduler);
   return new Observable<ConnectionStatus>((subscriber) => {
     let current: ConnectionStatus | undefined;
     let everConnected = false;

@@ -3,6 +3,7 @@
  * it rejected, so that a typo fails loudly at construction instead of misbehaving hours later.
  * @module
  */
+import type { SchedulerLike } from 'rxjs';
 
 /** Bounds for {@link checkNumber}. */
 export interface NumberBounds {
@@ -106,3 +107,35 @@ export function checkOptionsObject(name: string, value: unknown): Readonly<Recor
 }
 
 export { describe as describeValue };
+
+/** A clock: the part of an RxJS scheduler that only reads the time. */
+export type Clock = Pick<SchedulerLike, 'now'>;
+
+/**
+ * A `scheduler` option: `value` if it is an RxJS SchedulerLike (it has now() and schedule()),
+ * `fallback` when it is undefined; otherwise a TypeError naming the option and the value.
+ */
+export function optionalScheduler(name: string, value: unknown, fallback: SchedulerLike): SchedulerLike {
+  if (value === undefined) return fallback;
+  if (!hasMethods(value, ['now', 'schedule'])) {
+    throw new TypeError(`redialer: option "${name}" must be an RxJS SchedulerLike (with now() and schedule()), got ${describe(value)}`);
+  }
+  return value as SchedulerLike;
+}
+
+/** Like {@link optionalScheduler}, for options that only read the time: `value` needs only now(). */
+export function optionalClock(name: string, value: unknown, fallback: Clock): Clock {
+  if (value === undefined) return fallback;
+  if (!hasMethods(value, ['now'])) {
+    throw new TypeError(`redialer: option "${name}" must be an RxJS SchedulerLike (with now()), got ${describe(value)}`);
+  }
+  return value as Clock;
+}
+
+function hasMethods(value: unknown, names: readonly string[]): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    names.every((key) => typeof (value as Record<string, unknown>)[key] === 'function')
+  );
+}

@@ -15,7 +15,7 @@ import { isPermanentError, permanent } from '../errors/permanent-error.js';
 import { isRetryAfterError } from '../errors/retry-after-error.js';
 import { ShutdownError } from '../errors/shutdown-error.js';
 import { scheduleTimerAt } from '../timing/schedule-timer.js';
-import { checkOptionsObject, describeValue, optionalFunction, optionalNumber } from '../validate.js';
+import { checkOptionsObject, describeValue, optionalFunction, optionalNumber, optionalScheduler } from '../validate.js';
 import { AllAddressesFailedError } from './all-addresses-failed-error.js';
 
 /** RFC 8305 §5 and gRFC A61: the Connection Attempt Delay, its default and its bounds. */
@@ -132,10 +132,7 @@ export function happyEyeballs<C>(
   if (typeof (policy as { first?: unknown }).first !== 'function') {
     throw new TypeError(`redialer: option "backoff" must be a backoff policy (an object with first()), got ${describeValue(policy)}`);
   }
-  const scheduler = (raw['scheduler'] ?? asyncScheduler) as SchedulerLike;
-  if (typeof (scheduler as { schedule?: unknown }).schedule !== 'function' || typeof scheduler.now !== 'function') {
-    throw new TypeError(`redialer: option "scheduler" must be an RxJS scheduler, got ${describeValue(scheduler)}`);
-  }
+  const scheduler = optionalScheduler('scheduler', raw['scheduler'], asyncScheduler);
   const random = optionalFunction<RandomSource>('random', raw['random'], Math.random);
   const addresses = connectors.map((entry, index) => toAddress<C>(entry, index));
   const subject = new BehaviorSubject<readonly AddressSnapshot[]>(addresses.map((a) => a.snapshot));

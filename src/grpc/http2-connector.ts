@@ -17,7 +17,7 @@ import { asyncScheduler, Observable, type SchedulerLike, type Subscription } fro
 import type { Connector } from '../connector.js';
 import { ConnectionClosedError } from '../errors/connection-closed-error.js';
 import { scheduleTimer } from '../timing/schedule-timer.js';
-import { checkOptionsObject, describeValue } from '../validate.js';
+import { checkOptionsObject, describeValue, optionalScheduler } from '../validate.js';
 import { GoawayError } from './goaway-error.js';
 import { KeepalivePolicy, type KeepaliveOptions } from './keepalive.js';
 import { KeepaliveTimeoutError } from './keepalive-timeout-error.js';
@@ -67,10 +67,7 @@ export function http2Connector(authority: string | URL, options: Http2ConnectorO
     throw new TypeError(`redialer: http2Connector needs an http: or https: URL, got ${JSON.stringify(url.href)}`);
   }
   const keepalive = new KeepalivePolicy(raw);
-  const scheduler = (raw['scheduler'] ?? asyncScheduler) as SchedulerLike;
-  if (typeof scheduler.schedule !== 'function') {
-    throw new TypeError(`redialer: option "scheduler" must be an RxJS SchedulerLike, got ${describeValue(scheduler)}`);
-  }
+  const scheduler = optionalScheduler('scheduler', raw['scheduler'], asyncScheduler);
   const connectOptions = options.connectOptions;
   const server = url.host;
 

@@ -15,6 +15,7 @@ import {
   optionalBoolean,
   optionalFunction,
   optionalNumber,
+  optionalScheduler,
 } from '../validate.js';
 import { DEFAULT_PERMANENT_CLOSE_CODES } from './close-policy.js';
 import type { EnvironmentLike } from './environment-watch.js';
@@ -161,10 +162,7 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
   });
   const multiplier = optionalNumber('reconnectionDelayGrowFactor', raw['reconnectionDelayGrowFactor'], d.reconnectionDelayGrowFactor, { min: 1 });
   const jitter = optionalNumber('reconnectionDelayJitter', raw['reconnectionDelayJitter'], d.reconnectionDelayJitter, { min: 0, max: 1 });
-  const scheduler = raw['scheduler'] ?? asyncScheduler;
-  if (typeof (scheduler as SchedulerLike).now !== 'function' || typeof (scheduler as SchedulerLike).schedule !== 'function') {
-    throw new TypeError(`redialer: option "scheduler" must be an RxJS SchedulerLike, got ${describeValue(scheduler)}`);
-  }
+  const scheduler = optionalScheduler('scheduler', raw['scheduler'], asyncScheduler);
   const environment: unknown = raw['environment'] ?? globalThis;
   if (typeof environment !== 'object' || environment === null) {
     throw new TypeError(`redialer: option "environment" must be an object, got ${describeValue(environment)}`);
@@ -195,7 +193,7 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
       allowInfinity: true,
     }),
     environment: environment,
-    scheduler: scheduler as SchedulerLike,
+    scheduler,
     random: optionalFunction('random', raw['random'], Math.random),
     trace: optionalFunction('trace', raw['trace']),
   };

@@ -5,7 +5,7 @@
  * @module
  */
 import { asyncScheduler } from 'rxjs';
-import { checkNumber, checkOptionsObject, optionalNumber } from '../../validate.js';
+import { checkNumber, checkOptionsObject, optionalClock, optionalNumber } from '../../validate.js';
 import { SlidingWindow } from './sliding-window.js';
 
 /** What a retry loop tells a budget, and asks it. */
@@ -106,9 +106,7 @@ export function ratioBudget(options: RatioBudgetOptions = {}): RatioBudget {
   const ratio = optionalNumber('ratio', raw['ratio'], 0.1, { min: 0, max: 1 });
   const window = optionalNumber('window', raw['window'], 10_000, { min: 1 });
   const minRetries = optionalNumber('minRetries', raw['minRetries'], 10, { min: 0, integer: true });
-  const scheduler = (raw['scheduler'] ?? asyncScheduler) as { now?: unknown };
-  if (typeof scheduler.now !== 'function') throw new TypeError('redialer: option "scheduler" must have a now() method');
-  const clock = scheduler as { now(): number };
+  const clock = optionalClock('scheduler', raw['scheduler'], asyncScheduler);
   const counts = new SlidingWindow<'attempt' | 'retry'>(window, () => clock.now());
   return {
     get retryRatio() {

@@ -6,7 +6,7 @@
  * @module
  */
 import { asyncScheduler, BehaviorSubject, type Observable } from 'rxjs';
-import { checkOptionsObject, describeValue, optionalFunction, optionalNumber } from '../../validate.js';
+import { checkOptionsObject, describeValue, optionalClock, optionalFunction, optionalNumber } from '../../validate.js';
 import type { CounterLike, MeterLike, MetricAttributes, ObservableGaugeLike, ObservableResultLike } from './meter-like.js';
 import type { RetryEvent, RetryEventSink } from '../core/retry-event.js';
 import { SlidingWindow } from '../budgets/sliding-window.js';
@@ -119,9 +119,7 @@ export class RetryMetrics implements RetryEventSink {
   constructor(options: RetryMetricsOptions = {}) {
     const raw = checkOptionsObject('RetryMetrics options', options);
     const window = optionalNumber('window', raw['window'], 60_000, { min: 1 });
-    const clock = (raw['scheduler'] ?? asyncScheduler) as { now?: unknown };
-    if (typeof clock.now !== 'function') throw new TypeError(`redialer: option "scheduler" must have a now() method, got ${describeValue(clock)}`);
-    this.#clock = clock as { now(): number };
+    this.#clock = optionalClock('scheduler', raw['scheduler'], asyncScheduler);
     this.#window = new SlidingWindow<Kind>(window, () => this.#clock.now());
     this.#threshold = optionalNumber('ratioThreshold', raw['ratioThreshold'], 0.1, { min: Number.MIN_VALUE, max: 1 });
     this.#minAttempts = optionalNumber('minAttempts', raw['minAttempts'], 10, { min: 1, integer: true });

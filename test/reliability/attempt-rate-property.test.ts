@@ -80,7 +80,9 @@ const policy: fc.Arbitrary<BackoffPolicy> = fc.oneof(
       },
       { requiredKeys: [] },
     )
-    .map((o) => grpcBackoff({ ...o, ...(o.maxBackoff === undefined ? {} : { maxBackoff: Math.max(o.maxBackoff, o.initialBackoff ?? 1000) }) })),
+    .map(({ maxBackoff, ...rest }) =>
+      grpcBackoff({ ...rest, ...(maxBackoff === undefined ? {} : { maxBackoff: Math.max(maxBackoff, rest.initialBackoff ?? 1000) }) }),
+    ),
   fc
     .record({
       initialDelay: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 5000, noNaN: true })),

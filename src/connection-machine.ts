@@ -14,7 +14,7 @@ import {
   earliestStart,
   spendStart,
 } from './backoff/attempt-spacing.js';
-import { type Backoff, type BackoffPolicy, type RandomSource, clampDelay, uniform } from './backoff/backoff.js';
+import { type Backoff, type BackoffPolicy, MAX_DELAY_MS, type RandomSource, clampDelay, uniform } from './backoff/backoff.js';
 import type { ConnectionSnapshot, ShutdownReason } from './connection-snapshot.js';
 import { type ConnectivityState, isAllowedTransition } from './connectivity-state.js';
 import { ConnectTimeoutError } from './errors/connect-timeout-error.js';
@@ -85,6 +85,8 @@ export interface MachineEnv {
    * @defaultValue {@link DEFAULT_ATTEMPT_SPACING} (5 back to back, then one per 100 ms)
    */
   readonly attemptSpacing?: AttemptSpacing;
+  /** How a server's retry hint counts: a floor under the backoff (default) or the wait itself, within the policy's bounds. */
+  readonly serverHints?: 'at-least' | 'exact';
 }
 
 /** The outcome of one event. A no-op returns the same `state` object and no effects. */
@@ -130,11 +132,6 @@ function serverDelay(error: unknown): number {
   return retryAfterDelayOf(error) ?? 0;
 }
 
-function serverNote(error: unknown): string {
-  const delay = retryAfterDelayOf(error);
-  return delay === undefined ? '' : ` (the server asked for at least ${String(delay)} ms)`;
-}
-
 function spacingOf(env: MachineEnv): AttemptSpacing {
   return env.attemptSpacing ?? DEFAULT_ATTEMPT_SPACING;
 }
@@ -142,6 +139,34 @@ function spacingOf(env: MachineEnv): AttemptSpacing {
 /** The earliest time the floor on attempt starts lets the next attempt begin. */
 function nextStartFloor(m: MachineState<unknown>, env: MachineEnv): number {
   return earliestStart(m.credit, spacingOf(env));
+}
+
+function serverNote(error: unknown, env: MachineEnv): string {
+  const delay = retryAfterDelayOf(error);
+  if (delay === undefined) return '';
+  return env.serverHints === 'exact'
+    ? ` (the server asked for ${String(delay)} ms; honoured within the policy's bounds)`
+    : ` (the server asked for at least ${String(delay)} ms)`;
+}
+
+/**
+ * With `serverHints: 'exact'`, when the next attempt starts after a server's retry hint: now + the
+ * hint clamped into the policy's [initial wait, cap], so that a server can neither make the client
+ * dial faster than its first wait nor hold it past its cap. Otherwise undefined.
+ */
+function exactHintAt(m: MachineState<unknown>, error: unknown, env: MachineEnv): number | undefined {
+  const delay = env.serverHints === 'exact' ? retryAfterDelayOf(error) : undefined;
+  if (delay === undefined) return undefined;
+  const max = env.backoff.bounds?.max ?? MAX_DELAY_MS;
+  let min = env.backoff.bounds?.min ?? 0;
+  if (env.backoff.bounds === undefined) {
+    try {
+      min = clampDelay(env.backoff.first(env.random).delay);
+    } catch {
+      min = 0; // the next attempt's own call to the policy reports the error
+    }
+  }
+  return Math.max(env.now + Math.min(Math.max(delay, min), Math.max(min, max)), nextStartFloor(m, env));
 }
 
 function timerEffects(m: MachineState<unknown>): Effect[] {
@@ -213,7 +238,7 @@ function attemptFailed<C>(m: MachineState<C>, env: MachineEnv, error: unknown, e
   // A connector with a backoff per address says when one is due; the manager's own backoff stands aside.
   const nextAttemptAt = isConnectorBackoffError(error)
     ? env.now + error.delay
-    : Math.max(env.now, m.deadline, env.now + serverDelay(error));
+    : (exactHintAt(m, error, env) ?? Math.max(env.now, m.deadline, env.now + serverDelay(error)));
   const state = enter(m, { timerAt: nextAttemptAt }, {
     state: 'TRANSIENT_FAILURE',
     since: env.now,
@@ -224,7 +249,7 @@ function attemptFailed<C>(m: MachineState<C>, env: MachineEnv, error: unknown, e
   return {
     state,
     effects: [...extra, { type: 'set-timer', at: nextAttemptAt }],
-    detail: `${detail}; next attempt in ${String(nextAttemptAt - env.now)} ms${serverNote(error)}`,
+    detail: `${detail}; next attempt in ${String(nextAttemptAt - env.now)} ms${serverNote(error, env)}`,
   };
 }
 
@@ -276,7 +301,8 @@ function connectionEnded<C>(m: MachineState<C>, env: MachineEnv, error: unknown,
       return shutdownWith(m, env, 'policy-error', policyError, `backoff policy failed: ${describeSafely(policyError)}`);
     }
   }
-  nextAttemptAt = Math.max(nextAttemptAt, env.now + serverDelay(error));
+  const exactAt = exactHintAt(m, error, env);
+  nextAttemptAt = exactAt ?? Math.max(nextAttemptAt, env.now + serverDelay(error));
   const patch: Partial<MachineState<C>> = stable ? { backoff: undefined } : {};
   const attempt = stable ? 0 : m.snapshot.attempt;
   const why = `${detail} after ${String(uptime)} ms (${stable ? 'backoff reset' : `under minUptime ${String(env.minUptime)} ms: counts as a failure`})`;
@@ -285,7 +311,7 @@ function connectionEnded<C>(m: MachineState<C>, env: MachineEnv, error: unknown,
     return { state, effects: extra, detail: why };
   }
   if (m.paused) return park({ ...m, ...patch, snapshot: { ...m.snapshot, attempt } }, env, error, extra, `${why}; attempts paused until resume()`);
-  const spread = env.reconnectSpread ?? 0;
+  const spread = exactAt === undefined ? (env.reconnectSpread ?? 0) : 0;
   if (spread > 0) nextAttemptAt = Math.max(nextAttemptAt, env.now + uniform(env.random, 0, spread));
   const state = enter(m, { ...patch, timerAt: nextAttemptAt }, {
     state: 'TRANSIENT_FAILURE',
@@ -297,7 +323,7 @@ function connectionEnded<C>(m: MachineState<C>, env: MachineEnv, error: unknown,
   return {
     state,
     effects: [...extra, { type: 'set-timer', at: nextAttemptAt }],
-    detail: `${why}; next attempt in ${String(nextAttemptAt - env.now)} ms${serverNote(error)}`,
+    detail: `${why}; next attempt in ${String(nextAttemptAt - env.now)} ms${serverNote(error, env)}`,
   };
 }
 

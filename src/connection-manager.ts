@@ -275,6 +275,7 @@ export class ConnectionManager<C = unknown> {
       maxRetries: options.maxRetries,
       reconnectSpread: options.reconnectSpread,
       attemptSpacing: options.attemptSpacing,
+      serverHints: options.serverHints,
     });
     this.#machine = result.state;
     let complete = false;

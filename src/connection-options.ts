@@ -15,9 +15,12 @@ import {
   describeValue,
   optionalBoolean,
   optionalFunction,
+  optionalChoice,
   optionalNumber,
   optionalScheduler,
 } from './validate.js';
+
+const SERVER_HINT_MODES = ['at-least', 'exact'] as const;
 
 /** One line of the manager's trace: a transition, or an event that did not apply. */
 export interface TraceEntry {
@@ -68,6 +71,15 @@ export interface ConnectionManagerOptions<C> {
    * does. @defaultValue 0
    */
   readonly reconnectSpread?: number;
+  /**
+   * How a server's retry hint (a `RetryAfterError`: WebSocket close 1012/1013 with a delay, HTTP
+   * 503 with Retry-After) counts. `'at-least'`: the next attempt waits at least the hint, longer if the
+   * backoff says so. `'exact'`: it waits the hint itself, clamped into the backoff policy's
+   * [initial wait, cap] (`BackoffPolicy.bounds`), for servers that hand each client its own slot
+   * (`redialer/server`); a server still cannot make a client dial faster than the policy's first wait.
+   * @defaultValue 'at-least'
+   */
+  readonly serverHints?: 'at-least' | 'exact';
   /** The clock and timers. @defaultValue `asyncScheduler` (or an unref'd timer scheduler when `unref`) */
   readonly scheduler?: SchedulerLike;
   /** The random source for jitter, returning numbers in [0, 1]. @defaultValue `Math.random` */
@@ -103,6 +115,7 @@ export interface ResolvedOptions<C> {
   readonly autoReconnect: boolean;
   readonly maxRetries: number;
   readonly reconnectSpread: number;
+  readonly serverHints: 'at-least' | 'exact';
   readonly scheduler: SchedulerLike;
   readonly random: RandomSource;
   readonly trace: ((entry: TraceEntry) => void) | undefined;
@@ -117,6 +130,7 @@ export const CONNECTION_DEFAULTS = Object.freeze({
   autoReconnect: true,
   maxRetries: Infinity,
   reconnectSpread: 0,
+  serverHints: 'at-least',
 });
 
 function isPolicy(value: unknown): value is BackoffPolicy {
@@ -159,6 +173,7 @@ export function resolveOptions<C>(options: ConnectionManagerOptions<C>): Resolve
       min: 0,
       max: MAX_DELAY_MS,
     }),
+    serverHints: optionalChoice('serverHints', raw['serverHints'], SERVER_HINT_MODES, CONNECTION_DEFAULTS.serverHints),
     scheduler,
     random: optionalFunction('random', raw['random'], Math.random),
     trace: optionalFunction('trace', raw['trace']),

@@ -1,18 +1,19 @@
 /** @grpc/grpc-js's own BackoffTimeout, driven under fake timers: one per client, as in a subchannel. */
 import { experimental } from '@grpc/grpc-js';
 import type { StormPolicy } from '../../src/simulator/storm-policy.js';
-import { grpcJsPolicy } from '../../src/simulator/policies/grpc-js-policy.js';
+import { GRPC_JS_RULES, grpcJsPolicy } from '../../src/simulator/policies/grpc-js-policy.js';
 import { stepBackoff } from './step-backoff.js';
 import { withFakeGlobals } from './with-fake-globals.js';
 
 /** The real BackoffTimeout: `runOnce()` at the start of each attempt arms the wait before the next; `reset()` on READY. */
 export const grpcJsReal: StormPolicy = {
-  name: 'grpc-js',
+  name: grpcJsPolicy.name,
   description: `${grpcJsPolicy.description} (real BackoffTimeout)`,
   forClient: () => {
     const timer = new experimental.BackoffTimeout(() => undefined);
     timer.unref();
     return {
+      rules: GRPC_JS_RULES,
       backoff: stepBackoff(
         () => {
           timer.reset();

@@ -6,7 +6,13 @@ import PartySocket from 'partysocket/ws';
 import ReconnectingWebSocketModule from 'reconnecting-websocket';
 import type { RandomSource } from '../../src/backoff/backoff.js';
 import type { ClientReconnect, StormPolicy } from '../../src/simulator/storm-policy.js';
-import { partysocketPolicy, reconnectingWebSocketPolicy } from '../../src/simulator/policies/reconnecting-websocket-policy.js';
+import {
+  RECONNECTING_WEBSOCKET_RULES,
+  partysocketPolicy,
+  reconnectingWebSocketMinDelay,
+  reconnectingWebSocketPolicy,
+  reconnectingWebSocketProcessPolicy,
+} from '../../src/simulator/policies/reconnecting-websocket-policy.js';
 import { stepBackoff } from './step-backoff.js';
 
 /** A WebSocket class that is never opened (the instances start closed). */
@@ -29,24 +35,30 @@ interface Internals {
   _getNextDelay(): number;
 }
 
+/**
+ * After a connection that lasted minUptime the retry count is 0; `_connect()` increments it and
+ * then waits `_getNextDelay()`, before the first attempt after the loss too.
+ */
 function fromInstance(instance: unknown): ClientReconnect {
   const rws = instance as Internals;
-  // After a connection that lasted minUptime the retry count is 0; _connect() increments it before waiting.
-  const delayAt = (retry: number): number => {
-    rws._retryCount = retry;
-    return rws._getNextDelay();
-  };
-  let retry = 1;
   return {
-    firstAttemptDelay: delayAt(1),
+    rules: RECONNECTING_WEBSOCKET_RULES,
     backoff: stepBackoff(
       () => {
-        retry = 1;
+        rws._retryCount = 0;
       },
-      () => delayAt(++retry),
+      () => {
+        rws._retryCount += 1;
+        return rws._getNextDelay();
+      },
     ),
   };
 }
+
+const instance = (minReconnectionDelay: number): ClientReconnect =>
+  fromInstance(
+    new ReconnectingWebSocket('ws://storm.invalid', [], { WebSocket: StubWebSocket, startClosed: true, minReconnectionDelay }),
+  );
 
 /**
  * reconnecting-websocket: its default minReconnectionDelay (`1000 + Math.random() * 4000`) is drawn
@@ -54,21 +66,25 @@ function fromInstance(instance: unknown): ClientReconnect {
  * drawn per client and passed in.
  */
 export const reconnectingWebSocketReal: StormPolicy = {
-  name: 'reconnecting-websocket',
+  name: reconnectingWebSocketPolicy.name,
   description: `${reconnectingWebSocketPolicy.description} (real _getNextDelay)`,
-  forClient: (random: RandomSource) =>
-    fromInstance(
-      new ReconnectingWebSocket('ws://storm.invalid', [], {
-        WebSocket: StubWebSocket,
-        startClosed: true,
-        minReconnectionDelay: 1000 + random() * 4000,
-      }),
-    ),
+  forClient: (random: RandomSource) => instance(reconnectingWebSocketMinDelay(random)),
+};
+
+/** reconnecting-websocket with every client in one process: one module-load draw, shared. */
+export const reconnectingWebSocketProcessReal: StormPolicy = {
+  name: reconnectingWebSocketProcessPolicy.name,
+  description: `${reconnectingWebSocketProcessPolicy.description} (real _getNextDelay)`,
+  forClient: (random: RandomSource) => instance(reconnectingWebSocketMinDelay(random)),
+  forRun: (random: RandomSource) => {
+    const min = reconnectingWebSocketMinDelay(random);
+    return () => instance(min);
+  },
 };
 
 /** partysocket with its defaults. */
 export const partysocketReal: StormPolicy = {
-  name: 'partysocket',
+  name: partysocketPolicy.name,
   description: `${partysocketPolicy.description} (real _getNextDelay)`,
   forClient: () => fromInstance(new PartySocket('ws://storm.invalid', [], { WebSocket: StubWebSocket, startClosed: true })),
 };

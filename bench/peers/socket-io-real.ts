@@ -1,7 +1,7 @@
 /** socket.io-client 4.8's own Manager backoff (backo2), driven with a seeded Math.random. */
 import { Manager } from 'socket.io-client';
 import type { StormPolicy } from '../../src/simulator/storm-policy.js';
-import { socketIoPolicy } from '../../src/simulator/policies/socket-io-policy.js';
+import { SOCKET_IO_RULES, socketIoPolicy } from '../../src/simulator/policies/socket-io-policy.js';
 import { stepBackoff } from './step-backoff.js';
 import { withFakeGlobals } from './with-fake-globals.js';
 
@@ -10,19 +10,22 @@ interface Backo {
   reset(): void;
 }
 
-/** A Manager per client (autoConnect off); `onclose()` resets the backoff, `reconnect()` waits `duration()` before each attempt. */
+/**
+ * A Manager per client (autoConnect off). As in the Manager: `onclose()` resets the backoff
+ * (`backoff.reset()`), and `reconnect()` waits `duration()` before each attempt, the first included.
+ */
 export const socketIoReal: StormPolicy = {
-  name: 'socket.io',
+  name: socketIoPolicy.name,
   description: `${socketIoPolicy.description} (real Manager backoff)`,
-  forClient: (random) => {
+  forClient: () => {
     const manager = new Manager('http://storm.invalid', { autoConnect: false });
     const backoff = (manager as unknown as { backoff: Backo }).backoff;
-    backoff.reset();
-    const firstAttemptDelay = withFakeGlobals(random, () => backoff.duration()).value;
     return {
-      firstAttemptDelay,
+      rules: SOCKET_IO_RULES,
       backoff: stepBackoff(
-        () => undefined,
+        () => {
+          backoff.reset();
+        },
         (r) => withFakeGlobals(r, () => backoff.duration()).value,
       ),
     };

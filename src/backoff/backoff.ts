@@ -34,6 +34,13 @@ export interface Backoff {
 export interface BackoffPolicy {
   /** The backoff that applies to the first attempt after a reset. */
   first(random: RandomSource): Backoff;
+  /**
+   * The policy's first wait and its longest wait (the cap, jitter included), ms. A manager with
+   * `serverHints: 'exact'` clamps a server's retry hint into this range, so that no server can make a
+   * client dial faster than the policy's first wait or wait longer than its cap. Without it: the
+   * first step's delay, and no cap.
+   */
+  readonly bounds?: { readonly min: number; readonly max: number };
 }
 
 /**

@@ -19,5 +19,5 @@ export function constantBackoff(delay: number): BackoffPolicy {
     delay: clampDelay(checkNumber('delay', delay, { min: 0, allowInfinity: true })),
     next: () => step,
   });
-  return { first: () => step };
+  return { first: () => step, bounds: { min: step.delay, max: step.delay } };
 }

@@ -82,6 +82,7 @@ export function exponentialBackoff(options: ExponentialBackoffOptions = {}): Bac
   };
   const { jitter } = resolved;
   return {
+    bounds: { min: clampDelay(initialDelay), max: clampDelay(resolved.maxDelay) },
     first(random) {
       if (jitter === 'decorrelated') {
         // Brooker's decorrelated jitter starts from sleep = base: the first wait is uniform(base, 3 × base).

@@ -108,5 +108,7 @@ export function grpcBackoff(options: GrpcBackoffOptions = {}): BackoffPolicy {
   // Cap at the largest timer, so that no product or jitter can overflow to Infinity or NaN.
   resolved.maxBackoff = Math.min(resolved.maxBackoff, MAX_DELAY_MS);
   const first = new GrpcBackoff(clampDelay(resolved.initialBackoff), resolved.initialBackoff, resolved, undefined);
-  return { first: () => first };
+  // The longest wait: the cap moved up by the largest jitter factor.
+  const top = resolved.jitterMode === 'episode-period' ? Math.sqrt(resolved.multiplier) : 1 + resolved.jitter;
+  return { first: () => first, bounds: { min: first.delay, max: clampDelay(resolved.maxBackoff * top) } };
 }

@@ -2,6 +2,7 @@
  * The figures of one storm run.
  * @module
  */
+import type { StormServerHints, StormServerModel } from './simulate-storm.js';
 import type { StormPolicy } from './storm-policy.js';
 import type { StormRecorder } from './storm-recorder.js';
 
@@ -28,15 +29,19 @@ export interface StormResult {
   readonly seed: number;
   /** Time from an attempt to the server's answer, ms. */
   readonly latency: number;
+  /** What the server did with attempts over its budget: refused them at once, or stalled them. */
+  readonly server: StormServerModel;
+  /** The server-side herd control in the run. */
+  readonly serverHints: StormServerHints;
   /** All attempts after the outage began. */
   readonly attempts: number;
   /** Attempts while the server was down. */
   readonly attemptsWhileDown: number;
-  /** Attempts refused over the handshake budget after the server returned. */
+  /** Attempts refused (or stalled) over the handshake budget after the server returned. */
   readonly wasted: number;
-  /** Most attempts in one second, over the whole run. */
+  /** Most attempts in one second, over the whole run (usually the second of the loss). */
   readonly peakPerSecond: number;
-  /** Most attempts in one second from the server's return on. */
+  /** Most attempts in one second from the server's return on (from the second in which it returns). */
   readonly peakAfterReturn: number;
   /** Clients connected again when the simulation ended. */
   readonly reconnected: number;
@@ -58,6 +63,8 @@ export interface StormSummaryInput {
   readonly capacity: number;
   readonly seed: number;
   readonly latency: number;
+  readonly server: StormServerModel;
+  readonly serverHints: StormServerHints;
   readonly recorder: StormRecorder;
   readonly simulated: number;
 }
@@ -86,6 +93,8 @@ export function summarizeStorm(input: StormSummaryInput): StormResult {
     capacity: input.capacity,
     seed: input.seed,
     latency: input.latency,
+    server: input.server,
+    serverHints: input.serverHints,
     attempts: recorder.attempts,
     attemptsWhileDown: recorder.down,
     wasted: recorder.refused,

@@ -49,13 +49,18 @@ export function stormRows(results: readonly StormResult[]): string[][] {
  * ```
  */
 export function stormTable(results: readonly StormResult[], { markdown = false }: { readonly markdown?: boolean } = {}): string {
-  const rows = [STORM_COLUMNS.slice(), ...stormRows(results)];
+  return renderTable([STORM_COLUMNS.slice(), ...stormRows(results)], markdown);
+}
+
+/** Rows (the first is the header) as a Markdown table, or as text with the first column left-aligned and the rest right-aligned. */
+export function renderTable(rows: readonly (readonly string[])[], markdown: boolean): string {
   if (markdown) {
     const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
     const [head = [], ...body] = rows;
     return [line(head), line(head.map((_, i) => (i === 0 ? '---' : '---:'))), ...body.map(line)].join('\n');
   }
-  const widths = STORM_COLUMNS.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
+  const columns = rows[0]?.length ?? 0;
+  const widths = Array.from({ length: columns }, (_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
   return rows
     .map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  '))
     .join('\n');

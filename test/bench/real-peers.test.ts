@@ -1,50 +1,87 @@
+/**
+ * One source of truth: the formula models shipped in `redialer/simulator` (what the command line runs)
+ * against the peers' own code (what the benchmark runs), under the same names and rules. Compared the
+ * ways policies are driven: whole storms through the simulator, and a ConnectionManager that calls
+ * `first()` several times per cycle over two loss-and-reconnect cycles (a peer whose reset does not
+ * reset fails here).
+ */
 import { describe, expect, it } from 'vitest';
-import type { Backoff } from '../../src/backoff/backoff.js';
-import { grpcJsPolicy } from '../../src/simulator/policies/grpc-js-policy.js';
-import { partysocketPolicy, reconnectingWebSocketPolicy } from '../../src/simulator/policies/reconnecting-websocket-policy.js';
-import { signalrPolicy } from '../../src/simulator/policies/signalr-policy.js';
-import { socketIoPolicy } from '../../src/simulator/policies/socket-io-policy.js';
+import { ConnectionManager } from '../../src/connection-manager.js';
+import { STORM_POLICIES } from '../../src/simulator/policies/policy-catalog.js';
 import { seededRandom } from '../../src/simulator/seeded-random.js';
+import { simulateStorm } from '../../src/simulator/simulate-storm.js';
 import type { StormPolicy } from '../../src/simulator/storm-policy.js';
+import { createFakeConnector, createVirtualClock } from '../../src/testing/index.js';
+import { BENCH_POLICIES, REAL_PEERS } from '../../bench/peers/real-peer-policies.js';
 import { grpcJsReal } from '../../bench/peers/grpc-js-real.js';
-import { partysocketReal, reconnectingWebSocketReal } from '../../bench/peers/reconnecting-websocket-real.js';
-import { signalrReal } from '../../bench/peers/signalr-real.js';
-import { socketIoReal } from '../../bench/peers/socket-io-real.js';
 
-/** The first wait and the next `n` waits of one client, with its own seeded random source. */
-function waits(policy: StormPolicy, seed: number, n = 14): number[] {
+const model = (name: string): StormPolicy => {
+  const found = STORM_POLICIES.find((p) => p.name === name);
+  if (found === undefined) throw new Error(`no model named ${name}`);
+  return found;
+};
+
+/** Attempt start times of one client over two cycles: connect, lose after 10 s, 6 failures, connect, lose, 6 failures. */
+function managerStarts(policy: StormPolicy, seed: number): number[] {
+  const clock = createVirtualClock();
   const random = seededRandom(seed);
-  const client = policy.forClient(random);
-  const out = [client.firstAttemptDelay ?? 0];
-  let step: Backoff = client.backoff.first(random);
-  for (let i = 0; i < n; i++) {
-    out.push(step.delay);
-    step = step.next(random);
-  }
-  return out;
+  const client = (policy.forRun?.(random) ?? ((r: () => number) => policy.forClient(r)))(random);
+  const starts: number[] = [];
+  let n = 0;
+  const fake = createFakeConnector((attempt) => {
+    starts.push(clock.now());
+    n += 1;
+    if (n === 1 || n === 8) attempt.establish('c');
+    else attempt.fail(new Error('refused'));
+  });
+  const manager = new ConnectionManager({ connector: fake.connector, backoff: client.backoff, scheduler: clock.scheduler, random });
+  manager.connect();
+  clock.advanceBy(10_000);
+  fake.attempts[0]?.fail(new Error('lost'));
+  clock.advanceBy(1_000_000);
+  fake.attempts[7]?.fail(new Error('lost'));
+  clock.advanceBy(1_000_000);
+  manager.shutdown();
+  return starts;
 }
 
-describe.each([
-  ['grpc-js', grpcJsPolicy, grpcJsReal],
-  ['reconnecting-websocket', reconnectingWebSocketPolicy, reconnectingWebSocketReal],
-  ['partysocket', partysocketPolicy, partysocketReal],
-  ['socket.io', socketIoPolicy, socketIoReal],
-  ['signalr', signalrPolicy, signalrReal],
-])('the %s formula model', (_name, model, real) => {
-  it('yields the same waits as the library’s own code for the same random numbers', () => {
-    for (const seed of [1, 2, 3, 42, 1234]) {
-      const expected = waits(real, seed);
-      const actual = waits(model, seed);
-      expect(actual).toHaveLength(expected.length);
-      actual.forEach((value, i) => {
-        expect(value).toBeCloseTo(expected[i]!, 6);
+describe.each(REAL_PEERS.map((real) => [real.name, model(real.name), real] as const))('the %s formula model', (_name, formula, real) => {
+  it('has the same rules as the benchmark’s real code', () => {
+    const random = seededRandom(1);
+    expect(real.forClient(random).rules).toEqual(formula.forClient(random).rules);
+    expect(real.description.startsWith(formula.description)).toBe(true);
+  });
+
+  it('gives the same storm as the library’s own code, refused or stalled, for several seeds', () => {
+    for (const seed of [1, 2, 3]) {
+      for (const server of ['refuse', 'stall'] as const) {
+        const options = { clients: 150, outage: 25_000, capacity: 15, seed, server, horizon: 400_000 };
+        const expected = simulateStorm({ policy: real, ...options });
+        const actual = simulateStorm({ policy: formula, ...options });
+        expect({ ...actual, description: '' }).toEqual({ ...expected, description: '' });
+      }
+    }
+  });
+
+  it('gives the same waits when a manager drives it over two reconnect cycles', () => {
+    for (const seed of [1, 42]) {
+      const expected = managerStarts(real, seed);
+      const actual = managerStarts(formula, seed);
+      expect(actual.length).toBe(expected.length);
+      actual.forEach((t, i) => {
+        expect(t, `attempt ${String(i + 1)}`).toBeCloseTo(expected[i] ?? NaN, 6);
       });
     }
   });
 });
 
-describe('the real grpc-js adapter', () => {
-  it('restarts from 1 s after a reset (the subchannel resets its backoff on READY)', () => {
+describe('the benchmark’s contestants', () => {
+  it('are the shipped catalog, in its order, with each peer replaced by its real code', () => {
+    expect(BENCH_POLICIES.map((p) => p.name)).toEqual(STORM_POLICIES.map((p) => p.name));
+    for (const real of REAL_PEERS) expect(BENCH_POLICIES).toContain(real);
+  });
+
+  it('restart grpc-js from 1 s after a reset (the subchannel resets its backoff on READY)', () => {
     const random = seededRandom(9);
     const policy = grpcJsReal.forClient(random).backoff;
     const a = policy.first(random);

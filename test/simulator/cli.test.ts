@@ -35,6 +35,9 @@ describe('redialer simulate arguments', () => {
     [['--outage=-1'], /--outage must be a number from 0 to 86400, got "-1"/],
     [['--policy', 'exponential'], /--policy "exponential" is not a known policy; choose from redialer-grpc/],
     [['--svg', ''], /--svg needs a file name/],
+    [['--server', 'drop'], /--server must be one of refuse, stall, got "drop"/],
+    [['--server-hints', 'yes'], /--server-hints must be one of none, announce, admission, got "yes"/],
+    [['--seeds', '0'], /--seeds must be an integer from 1 to 100/],
     [['--nope'], /Unknown option '--nope'/],
   ])('rejects %j with a clear error', (argv, message) => {
     expect(() => parseSimulateArgs(argv)).toThrow(message);
@@ -57,6 +60,16 @@ describe('redialer simulate arguments', () => {
     const progress = t.err.filter((line) => line.startsWith('\r[1/1] no-jitter: t='));
     expect(progress.length).toBeGreaterThan(3);
     expect(progress.at(-1)).toMatch(/100\.0 % reconnected/);
+  });
+
+  it('runs several seeds and prints mean [range], with a server model and server hints', async () => {
+    const t = io();
+    const argv = ['simulate', '--clients', '40', '--outage', '3', '--capacity', '10', '--policy', 'redialer-grpc-exact,socket.io', '--seeds', '3'];
+    const code = await runCli([...argv, '--server', 'stall', '--server-hints', 'announce'], t.io);
+    expect(code).toBe(0);
+    expect(t.out.join('')).toMatch(/^policy\s+attempts while down\s+wasted after return/);
+    expect(t.err.join('')).toMatch(/\[2\/2\] socket\.io seed 3: done/);
+    expect(parseSimulateArgs(['--server-hints', 'admission', '--server', 'stall'])).toMatchObject({ server: 'stall', serverHints: 'admission', seeds: 1 });
   });
 
   it('exits 2 with a message on stderr for bad usage', async () => {

@@ -4,13 +4,22 @@
  */
 import type { StormPolicy } from '../storm-policy.js';
 import { grpcJsPolicy } from './grpc-js-policy.js';
-import { partysocketPolicy, reconnectingWebSocketPolicy } from './reconnecting-websocket-policy.js';
+import {
+  partysocketPolicy,
+  reconnectingWebSocketPolicy,
+  reconnectingWebSocketProcessPolicy,
+} from './reconnecting-websocket-policy.js';
 import {
   decorrelatedJitterPolicy,
   equalJitterPolicy,
   fullJitterPolicy,
   noJitterPolicy,
+  redialerGrpcEpisodeLogPolicy,
+  redialerGrpcEpisodePeriodPolicy,
+  redialerGrpcIndependentPolicy,
   redialerGrpcPolicy,
+  redialerGrpcSpreadPolicy,
+  redialerGrpcExactPolicy,
 } from './redialer-policies.js';
 import { signalrPolicy } from './signalr-policy.js';
 import { socketIoPolicy } from './socket-io-policy.js';
@@ -18,12 +27,18 @@ import { socketIoPolicy } from './socket-io-policy.js';
 /** Every built-in storm policy, redialer's first, then the peers' formula models. */
 export const STORM_POLICIES: readonly StormPolicy[] = Object.freeze([
   redialerGrpcPolicy,
+  redialerGrpcIndependentPolicy,
+  redialerGrpcEpisodeLogPolicy,
+  redialerGrpcEpisodePeriodPolicy,
+  redialerGrpcSpreadPolicy,
+  redialerGrpcExactPolicy,
   fullJitterPolicy,
   equalJitterPolicy,
   decorrelatedJitterPolicy,
   noJitterPolicy,
   grpcJsPolicy,
   reconnectingWebSocketPolicy,
+  reconnectingWebSocketProcessPolicy,
   partysocketPolicy,
   socketIoPolicy,
   signalrPolicy,

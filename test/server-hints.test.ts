@@ -1,0 +1,91 @@
+/**
+ * `serverHints`: a server's retry hint as a floor under the backoff (default) or, opted in, as the
+ * wait itself within the policy's bounds. Table tests on the pure transition function.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  ConnectionManager,
+  type MachineEnv,
+  type MachineState,
+  constantBackoff,
+  exponentialBackoff,
+  grpcBackoff,
+  initialState,
+  retryAfter,
+  transition,
+} from '../src/index.js';
+
+const env = (now: number, over: Partial<MachineEnv> = {}): MachineEnv => ({
+  now,
+  random: () => 0.5,
+  backoff: grpcBackoff(),
+  minConnectTimeout: 20_000,
+  minUptime: 5000,
+  autoReconnect: true,
+  ...over,
+});
+
+/** After `failures` failed attempts at once from t = 0 with random 0.5: CONNECTING at `at`. */
+function connectingAfter(failures: number, over: Partial<MachineEnv> = {}): { m: MachineState<string>; at: number } {
+  let m = transition(initialState<string>(0), { type: 'connect' }, env(0, over)).state;
+  let at = 0;
+  for (let i = 0; i < failures; i += 1) {
+    m = transition(m, { type: 'ended', attemptId: m.attemptId, error: new Error('refused'), clean: false }, env(at, over)).state;
+    at = m.timerAt ?? at;
+    m = transition(m, { type: 'timer', at }, env(at, over)).state;
+  }
+  return { m, at };
+}
+
+describe('serverHints on a failed attempt', () => {
+  // After 6 failures the backoff after attempt 7 is 16.777 s from its start.
+  it.each([
+    // mode, hint, → wait from the failure
+    ['at-least', 2000, 16_777.216],
+    ['at-least', 30_000, 30_000],
+    ['exact', 2000, 2000],
+    ['exact', 30_000, 30_000],
+    ['exact', 10, 1000], // never faster than the policy's first wait
+    ['exact', 10_000_000, 144_000], // never past its cap (120 s + 20 % jitter)
+  ] as const)('%s with a hint of %s ms waits %s ms', (mode, hint, wait) => {
+    const { m, at } = connectingAfter(6, { serverHints: mode });
+    const t = transition(m, { type: 'ended', attemptId: m.attemptId, error: retryAfter(new Error('503'), hint), clean: false }, env(at, { serverHints: mode }));
+    expect(t.state.snapshot.state).toBe('TRANSIENT_FAILURE');
+    expect(((t.state.snapshot as { nextAttemptAt: number }).nextAttemptAt - at)).toBeCloseTo(wait, 3);
+    expect(t.detail).toMatch(mode === 'exact' ? /honoured within the policy's bounds/ : /asked for at least/);
+  });
+
+  it('ignores errors without a hint, and uses each policy’s own bounds', () => {
+    const { m, at } = connectingAfter(2, { serverHints: 'exact' });
+    const plain = transition(m, { type: 'ended', attemptId: m.attemptId, error: new Error('refused'), clean: false }, env(at, { serverHints: 'exact' }));
+    expect((plain.state.snapshot as { nextAttemptAt: number }).nextAttemptAt).toBe(m.deadline);
+    expect(constantBackoff(750).bounds).toEqual({ min: 750, max: 750 });
+    expect(exponentialBackoff({ initialDelay: 200, maxDelay: 5000 }).bounds).toEqual({ min: 200, max: 5000 });
+    expect(grpcBackoff({ jitterMode: 'episode-period' }).bounds?.max).toBeCloseTo(120_000 * Math.sqrt(1.6), 6);
+  });
+});
+
+describe('serverHints on a lost connection (drain: 1012 with a hint)', () => {
+  const ready = (over: Partial<MachineEnv>): MachineState<string> => {
+    const c = transition(initialState<string>(0), { type: 'connect' }, env(0, over)).state;
+    return transition(c, { type: 'established', attemptId: 1, connection: 'c' }, env(0, over)).state;
+  };
+
+  it.each([
+    ['at-least', 0, 37_000],
+    ['exact', 0, 37_000],
+    ['at-least', 60_000, 60_000], // the later of the hint and the client's own spread
+    // exact: the server's spread replaces the client's own reconnect spread.
+    ['exact', 60_000, 37_000],
+  ] as const)('%s with reconnectSpread %s waits %s ms after a hint of 37 s', (mode, spread, wait) => {
+    const over = { serverHints: mode, reconnectSpread: spread, random: () => 1 };
+    const t = transition(ready(over), { type: 'ended', attemptId: 1, error: retryAfter(new Error('1012'), 37_000), clean: false }, env(100_000, over));
+    expect(t.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 100_000 + wait });
+  });
+
+  it('rejects an unknown mode by name', () => {
+    expect(() => new ConnectionManager({ connector: () => { throw new Error('unused'); }, serverHints: 'always' as never })).toThrow(
+      /option "serverHints" must be one of/,
+    );
+  });
+});

@@ -5,24 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import {
   ConnectionManager,
-  type MachineEnv,
   type MachineState,
-  grpcBackoff,
   initialState,
   retryAfter,
   transition,
 } from '../src/index.js';
+import { machineEnv } from './support/machine-env.js';
 import { createFakeConnector, createVirtualClock } from '../src/testing/index.js';
 
-const env = (now: number, over: Partial<MachineEnv> = {}): MachineEnv => ({
-  now,
-  random: () => 0.5,
-  backoff: grpcBackoff(),
-  minConnectTimeout: 20_000,
-  minUptime: 5000,
-  autoReconnect: true,
-  ...over,
-});
+const env = machineEnv;
 
 /** READY since t = 0 (attempt 1 started at 0). */
 function ready(): MachineState<string> {

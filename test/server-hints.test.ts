@@ -14,16 +14,9 @@ import {
   retryAfter,
   transition,
 } from '../src/index.js';
+import { machineEnv } from './support/machine-env.js';
 
-const env = (now: number, over: Partial<MachineEnv> = {}): MachineEnv => ({
-  now,
-  random: () => 0.5,
-  backoff: grpcBackoff(),
-  minConnectTimeout: 20_000,
-  minUptime: 5000,
-  autoReconnect: true,
-  ...over,
-});
+const env = machineEnv;
 
 /** After `failures` failed attempts at once from t = 0 with random 0.5: CONNECTING at `at`. */
 function connectingAfter(failures: number, over: Partial<MachineEnv> = {}): { m: MachineState<string>; at: number } {

@@ -1,0 +1,12 @@
+/** The inputs of a transition with gRPC's defaults, at `now`, with some replaced. */
+import { type MachineEnv, grpcBackoff } from '../../src/index.js';
+
+export const machineEnv = (now: number, over: Partial<MachineEnv> = {}): MachineEnv => ({
+  now,
+  random: () => 0.5,
+  backoff: grpcBackoff(),
+  minConnectTimeout: 20_000,
+  minUptime: 5000,
+  autoReconnect: true,
+  ...over,
+});

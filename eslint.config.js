@@ -23,7 +23,9 @@ export default tseslint.config(
   {
     // The core runs in browsers: it never imports Node built-ins or a transport.
     files: ['src/**/*.ts'],
-    ignores: ['src/grpc/**', 'src/cli/**', 'src/testing/node.ts', 'src/testing/fault-proxy.ts', 'src/bullmq/**', 'src/redis/**'],
+    ignores: [
+      'src/grpc/**', 'src/cli/**', 'src/testing/node.ts', 'src/testing/fault-proxy.ts', 'src/bullmq/**', 'src/redis/**', 'src/react/**',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -32,6 +34,23 @@ export default tseslint.config(
             { group: ['node:*'], message: 'The core must run in browsers: no Node built-ins outside adapters.' },
             { group: ['ws', '@grpc/*'], message: 'Only the adapters import a transport.' },
             { group: ['bullmq', 'bullmq/*', 'ioredis', 'ioredis/*'], message: 'Only redialer/bullmq and redialer/redis import bullmq or ioredis.' },
+            { group: ['react', 'react/*', 'react-dom', 'react-dom/*'], message: 'Only redialer/react (src/react/) imports React.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // redialer/react runs in browsers and on servers that render React: React, rxjs and the core only.
+    files: ['src/react/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'redialer/react must run in browsers: no Node built-ins.' },
+            { group: ['ws', '@grpc/*'], message: 'Only the adapters import a transport.' },
+            { group: ['react-dom', 'react-dom/*'], message: 'The hooks need react only; rendering is the app\'s.' },
           ],
         },
       ],

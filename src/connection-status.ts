@@ -16,8 +16,9 @@ import { checkOptionsObject, optionalNumber, optionalScheduler } from './validat
  * - `connecting`: not connected yet and trying (the first connection; also a source that is idle
  *   before its first connection, such as a lazy gRPC channel).
  * - `reconnecting`: was connected, lost it, and is trying again (or idle after the loss).
- * - `offline`: the device is offline and the source waits for the network instead of retrying
- *   (a snapshot that carries `pause: { reason: 'offline' }`, as `ReconnectingWebSocket`'s do).
+ * - `offline`: the source holds its attempts until the network is back instead of retrying: IDLE with
+ *   `paused: true` (`pause()`, which `ReconnectingWebSocket` calls while the browser is offline), or
+ *   with `pause: { reason: 'offline' }`.
  * - `failed`: gave up for good (SHUTDOWN); no more attempts.
  */
 export type ConnectionPhase = 'connected' | 'connecting' | 'reconnecting' | 'offline' | 'failed';
@@ -54,14 +55,14 @@ export interface ConnectionStatusOptions {
   readonly scheduler?: SchedulerLike;
 }
 
-/** What {@link connectionStatus} reads: a snapshot, with `pause` when the source waits for the network. */
+/** What {@link connectionStatus} reads: a snapshot; IDLE with `paused: true` (or `pause.reason` 'offline') is offline. */
 export type StatusSnapshot = ConnectionSnapshot & { readonly pause?: { readonly reason: string } | undefined };
 
 /** Default of {@link ConnectionStatusOptions.graceMs}: 5 s, as Stream's and Liveblocks' SDKs use. */
 export const DEFAULT_GRACE_MS = 5000;
 
 function isOffline(snapshot: StatusSnapshot): boolean {
-  return snapshot.state === 'IDLE' && snapshot.pause?.reason === 'offline';
+  return snapshot.state === 'IDLE' && (snapshot.paused === true || snapshot.pause?.reason === 'offline');
 }
 
 /**
@@ -84,7 +85,10 @@ function isOffline(snapshot: StatusSnapshot): boolean {
  * ```
  * @throws RangeError or TypeError when `graceMs` is not a finite number ≥ 0.
  */
-export function connectionStatus(state$: Observable<StatusSnapshot>, options: ConnectionStatusOptions = {}): Observable<ConnectionStatus> {
+export function connectionStatus(
+  state$: Observable<StatusSnapshot>,
+  options: ConnectionStatusOptions = {},
+): Observable<ConnectionStatus> {
   const checked = checkOptionsObject('connectionStatus options', options);
   const graceMs = optionalNumber('graceMs', checked['graceMs'], DEFAULT_GRACE_MS, { min: 0 });
   const scheduler = optionalScheduler('scheduler', checked['scheduler'], asyncScheduler);

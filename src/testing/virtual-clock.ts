@@ -27,7 +27,8 @@ class OrderedAction<T> extends VirtualAction<T> {
     while (low < high) {
       const mid = (low + high) >>> 1;
       const other = actions[mid];
-      if (other !== undefined && (other.delay < this.delay || (other.delay === this.delay && other.order < this.index))) low = mid + 1;
+      if (other !== undefined && (other.delay < this.delay || (other.delay === this.delay && other.order < this.index)))
+        low = mid + 1;
       else high = mid;
     }
     actions.splice(low, 0, this);
@@ -76,7 +77,10 @@ type Yield = () => Promise<void>;
 
 /** Captured when this module loads, so that fake timers installed later (vi.useFakeTimers) cannot stall it. */
 const yieldToHost: Yield = (() => {
-  const host = globalThis as { setImmediate?: (callback: () => void) => unknown; setTimeout: (callback: () => void, ms: number) => unknown };
+  const host = globalThis as {
+    setImmediate?: (callback: () => void) => unknown;
+    setTimeout: (callback: () => void, ms: number) => unknown;
+  };
   const immediate = host.setImmediate;
   const timeout = host.setTimeout;
   return immediate === undefined
@@ -103,14 +107,18 @@ const DAY = 24 * 3600 * 1000;
  * @throws RangeError when `maxTimerFirings` is not a number ≥ 1.
  */
 export function createVirtualClock(start = 0, options: VirtualClockOptions = {}): VirtualClock {
-  const maxFirings = checkNumber('maxTimerFirings', options.maxTimerFirings ?? 100_000, { min: 1, allowInfinity: true });
+  const maxFirings = checkNumber('maxTimerFirings', options.maxTimerFirings ?? 100_000, {
+    min: 1,
+    allowInfinity: true,
+  });
   const scheduler = new VirtualTimeScheduler(OrderedAction, -1);
   scheduler.frame = start;
   const actions = scheduler.actions;
   let busy: string | undefined;
 
   const enter = (name: string): void => {
-    if (busy !== undefined) throw new Error(`redialer: ${name}() was called while ${busy}() is still running; await it first`);
+    if (busy !== undefined)
+      throw new Error(`redialer: ${name}() was called while ${busy}() is still running; await it first`);
   };
 
   /** Fires the next timer if it is due by `end`; false when none is. */

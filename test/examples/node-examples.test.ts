@@ -1,4 +1,4 @@
-/** The Node examples run against real local servers; the React hook's stores run on their own. */
+/** The Node examples run against real local servers. */
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -7,10 +7,7 @@ import { Server, ServerCredentials, type sendUnaryData } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { greet, greeterService } from '../../examples/grpc-client.js';
-import { clockStore, connectionStore } from '../../examples/connection-store.js';
 import { openFeed } from '../../examples/websocket-node.js';
-import { ConnectionManager } from '../../src/index.js';
-import { createFakeConnector, createVirtualClock } from '../../src/testing/index.js';
 import type { ReconnectingWebSocket } from '../../src/websocket/index.js';
 
 const cleanup: (() => unknown)[] = [];
@@ -87,45 +84,6 @@ describe('examples/websocket-node.ts', () => {
     expect(log.filter((l) => l === 'READY')).toHaveLength(2);
     // Up for less than minUptime (5 s): the drop counts as a failed attempt, so the client waits.
     expect(log.filter((l) => /^TRANSIENT_FAILURE: reconnecting in [01] s$/.test(l))).toHaveLength(1);
-  });
-});
-
-describe('examples/connection-store.ts', () => {
-  it('connectionStore: a stable snapshot between changes, a call per change, nothing after unsubscribe', () => {
-    const clock = createVirtualClock();
-    const fake = createFakeConnector();
-    const manager = new ConnectionManager({ connector: fake.connector, scheduler: clock.scheduler, random: () => 0.5 });
-    cleanup.push(() => {
-      manager.shutdown();
-    });
-    const store = connectionStore(manager);
-    const calls: string[] = [];
-    const unsubscribe = store.subscribe(() => calls.push(store.getSnapshot().state));
-    const idle = store.getSnapshot();
-    expect(store.getSnapshot()).toBe(idle); // useSyncExternalStore needs this
-    manager.connect();
-    fake.last!.establish('conn');
-    expect(calls).toEqual(['IDLE', 'CONNECTING', 'READY']); // state$ replays the current snapshot on subscribe
-    expect(store.getSnapshot()).toBe(store.getSnapshot());
-    unsubscribe();
-    fake.last!.fail(new Error('lost'));
-    expect(calls).toHaveLength(3);
-    expect(store.getSnapshot().state).toBe('TRANSIENT_FAILURE');
-  });
-
-  it('clockStore: ticks only while subscribed, and not at all with interval 0', () => {
-    vi.useFakeTimers({ now: 1_000_000 });
-    const clock = clockStore(250);
-    const ticks: number[] = [];
-    const stop = clock.subscribe(() => ticks.push(clock.getSnapshot()));
-    vi.advanceTimersByTime(1000);
-    stop();
-    vi.advanceTimersByTime(1000);
-    expect(ticks).toEqual([1_000_250, 1_000_500, 1_000_750, 1_001_000]);
-    expect(vi.getTimerCount()).toBe(0);
-    const still = clockStore(0);
-    still.subscribe(() => ticks.push(0))();
-    expect(vi.getTimerCount()).toBe(0);
   });
 });
 

@@ -56,6 +56,7 @@ describe('browser-safe entries import only what they declare', () => {
     ['dist/websocket/index.js', ['rxjs']],
     ['dist/retry/index.js', ['rxjs']],
     ['dist/simulator/index.js', ['pure-rand', 'rxjs']],
+    ['dist/react/index.js', ['react', 'rxjs']],
   ] as const)('%s imports only %j', (entry, allowed) => {
     expect(externalPackages(join(root, entry))).toEqual(allowed);
   });
@@ -72,6 +73,14 @@ describe('browser-safe entries import only what they declare', () => {
     const meta = (pkg as unknown as { peerDependenciesMeta: Record<string, { optional?: boolean }> }).peerDependenciesMeta;
     expect(meta['bullmq']?.optional).toBe(true);
     expect(meta['ioredis']?.optional).toBe(true);
+  });
+
+  it('react is an optional peer (>= 18) that only redialer/react imports', () => {
+    expect(pkg.peerDependencies['react']).toBe('>=18');
+    expect((pkg as { peerDependenciesMeta?: Record<string, { optional?: boolean }> }).peerDependenciesMeta?.['react']?.optional).toBe(true);
+    for (const entry of ['dist/index.js', 'dist/testing/index.js', 'dist/websocket/index.js', 'dist/retry/index.js', 'dist/simulator/index.js']) {
+      expect(externalPackages(join(root, entry))).not.toContain('react');
+    }
   });
 
   it('the simulator\'s pure-rand is a runtime dependency', () => {

@@ -23,7 +23,8 @@ function order(scheduler: VirtualTimeScheduler, flush: () => void): string[] {
     const delay = Math.floor(random() * 20);
     const sub = scheduler.schedule(() => {
       log.push(`${String(i)}@${String(scheduler.now())}`);
-      if (i % 7 === 0) scheduler.schedule(() => log.push(`${String(i)}'@${String(scheduler.now())}`), Math.floor(random() * 5));
+      if (i % 7 === 0)
+        scheduler.schedule(() => log.push(`${String(i)}'@${String(scheduler.now())}`), Math.floor(random() * 5));
     }, delay);
     if (i % 5 === 0) cancelled.push(sub);
   }
@@ -55,9 +56,15 @@ describe('the virtual clock', () => {
   it('runs timers in the same order as the stock VirtualTimeScheduler (by due time, then by creation)', () => {
     const stock = new VirtualTimeScheduler();
     const clock = createVirtualClock();
-    const expected = order(stock, () => { stock.flush(); });
+    const expected = order(stock, () => {
+      stock.flush();
+    });
     expect(expected.length).toBeGreaterThan(150);
-    expect(order(clock.scheduler, () => { clock.advanceTo(1000); })).toEqual(expected);
+    expect(
+      order(clock.scheduler, () => {
+        clock.advanceTo(1000);
+      }),
+    ).toEqual(expected);
   });
 
   it('advanceBy does not see a retry armed after a rejected promise; advanceByAsync does', async () => {
@@ -118,10 +125,15 @@ describe('the virtual clock', () => {
       minConnectTimeout: 0,
       // Without the core's floor on attempt starts (turned off explicitly), this is a hot loop.
       attemptSpacing: { interval: 0 },
-      connector: () => new Observable<never>((s) => { s.error(new Error('refused')); }),
+      connector: () =>
+        new Observable<never>((s) => {
+          s.error(new Error('refused'));
+        }),
     });
     m.connect();
-    expect(() => { clock.advanceBy(10); }).toThrow(
+    expect(() => {
+      clock.advanceBy(10);
+    }).toThrow(
       /the virtual clock fired 1000 timers in one advanceBy\(\) call and stopped at 0 ms with 1 still pending \(option "maxTimerFirings" is 1000\)/,
     );
     await expect(clock.runAllAsync()).rejects.toThrow(/in one runAllAsync\(\) call/);
@@ -138,14 +150,22 @@ describe('the virtual clock', () => {
   });
 
   it('rejects bad arguments and overlapping calls, naming them', async () => {
-    expect(() => createVirtualClock(0, { maxTimerFirings: 0 })).toThrow(/option "maxTimerFirings" must be a number >= 1, got 0/);
+    expect(() => createVirtualClock(0, { maxTimerFirings: 0 })).toThrow(
+      /option "maxTimerFirings" must be a number >= 1, got 0/,
+    );
     const clock = createVirtualClock();
-    expect(() => { clock.advanceBy(-1); }).toThrow(/advanceBy\(\) needs a duration >= 0, got -1/);
-    expect(() => { clock.advanceTo(Number.NaN); }).toThrow(/advanceTo\(\) needs a number, got NaN/);
+    expect(() => {
+      clock.advanceBy(-1);
+    }).toThrow(/advanceBy\(\) needs a duration >= 0, got -1/);
+    expect(() => {
+      clock.advanceTo(Number.NaN);
+    }).toThrow(/advanceTo\(\) needs a number, got NaN/);
     await expect(clock.advanceByAsync(Number.NaN)).rejects.toThrow(RangeError);
     clock.scheduler.schedule(() => undefined, 10);
     const running = clock.advanceByAsync(100);
-    expect(() => { clock.advanceBy(1); }).toThrow(/advanceBy\(\) was called while advanceByAsync\(\) is still running; await it first/);
+    expect(() => {
+      clock.advanceBy(1);
+    }).toThrow(/advanceBy\(\) was called while advanceByAsync\(\) is still running; await it first/);
     await running;
     expect(clock.now()).toBe(100);
   });
@@ -162,7 +182,9 @@ describe('docs/retry.md, "Testing code that retries"', () => {
     const file = join(dir, 'retry-testing.ts');
     await writeFile(file, snippet!.replace(/'redialer\/(\w+)'/g, "'../../src/$1/index.js'"));
     const printed: unknown[][] = [];
-    vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => { printed.push(structuredClone(args)); });
+    vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
+      printed.push(structuredClone(args));
+    });
     await import(file);
     expect(printed).toEqual([[[0, 500]], [[0, 500, 1500], 'order 42']]);
   });

@@ -65,13 +65,20 @@ export type Effect =
   | { readonly type: 'clear-timer' }
   | { readonly type: 'complete' };
 
-/** The inputs of a transition besides state and event. */
-export interface MachineEnv {
-  readonly now: number;
+/**
+ * The rules a transition applies: the manager's options that decide what an event does. They are
+ * declared once, here; the manager's resolved options extend them and are passed on as they are.
+ */
+export interface MachineRules {
+  /** The random source for jitter. */
   readonly random: RandomSource;
+  /** The backoff policy. */
   readonly backoff: BackoffPolicy;
+  /** The least time (ms) any attempt is given before it is cut. */
   readonly minConnectTimeout: number;
+  /** How long (ms) a connection must stay READY for its establishment to reset the backoff. */
   readonly minUptime: number;
+  /** Whether a lost READY connection reconnects by itself (else it goes IDLE). */
   readonly autoReconnect: boolean;
   /**
    * Retries after the first attempt of a backoff cycle; when an attempt fails (or a connection is
@@ -87,6 +94,12 @@ export interface MachineEnv {
   readonly attemptSpacing?: AttemptSpacing;
   /** How a server's retry hint counts: a floor under the backoff (default) or the wait itself, within the policy's bounds. */
   readonly serverHints?: 'at-least' | 'exact';
+}
+
+/** The inputs of a transition besides state and event: the rules, and the time on the scheduler's clock. */
+export interface MachineEnv extends MachineRules {
+  /** The time of the event. */
+  readonly now: number;
 }
 
 /** The outcome of one event. A no-op returns the same `state` object and no effects. */

@@ -265,18 +265,8 @@ export class ConnectionManager<C = unknown> {
     const before = this.#machine;
     const options = this.#options;
     const now = options.scheduler.now();
-    const result = transition(before, event, {
-      now,
-      random: options.random,
-      backoff: options.backoff,
-      minConnectTimeout: options.minConnectTimeout,
-      minUptime: options.minUptime,
-      autoReconnect: options.autoReconnect,
-      maxRetries: options.maxRetries,
-      reconnectSpread: options.reconnectSpread,
-      attemptSpacing: options.attemptSpacing,
-      serverHints: options.serverHints,
-    });
+    // The resolved options are the machine's rules (ResolvedOptions extends MachineRules).
+    const result = transition(before, event, { ...options, now });
     this.#machine = result.state;
     let complete = false;
     for (const effect of result.effects) {

@@ -6,6 +6,7 @@ import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { type AttemptSpacing, resolveAttemptSpacing } from './backoff/attempt-spacing.js';
 import { type BackoffPolicy, MAX_DELAY_MS, type RandomSource } from './backoff/backoff.js';
 import { grpcBackoff } from './backoff/grpc-backoff.js';
+import type { MachineRules } from './connection-machine.js';
 import type { Connector } from './connector.js';
 import type { ConnectivityState } from './connectivity-state.js';
 import type { UnhandledErrorHandler } from './errors/report-unhandled-error.js';
@@ -107,19 +108,10 @@ export interface ConnectionManagerOptions<C> {
 }
 
 /** The options after validation, with defaults filled in. */
-export interface ResolvedOptions<C> {
+export interface ResolvedOptions<C> extends Required<MachineRules> {
   readonly connector: Connector<C>;
-  readonly backoff: BackoffPolicy;
-  readonly minConnectTimeout: number;
-  readonly minUptime: number;
-  readonly autoReconnect: boolean;
-  readonly maxRetries: number;
-  readonly reconnectSpread: number;
-  readonly serverHints: 'at-least' | 'exact';
   readonly scheduler: SchedulerLike;
-  readonly random: RandomSource;
   readonly trace: ((entry: TraceEntry) => void) | undefined;
-  readonly attemptSpacing: AttemptSpacing;
   readonly onUnhandledError: UnhandledErrorHandler | undefined;
 }
 

@@ -3,13 +3,8 @@
  * Table tests on the pure transition function, then one manager on virtual time.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  ConnectionManager,
-  type MachineState,
-  initialState,
-  retryAfter,
-  transition,
-} from '../src/index.js';
+import { ConnectionManager, retryAfter } from '../src/index.js';
+import { type MachineState, initialState, transition } from '../src/machine/index.js';
 import { machineEnv } from './support/machine-env.js';
 import { createFakeConnector, createVirtualClock } from '../src/testing/index.js';
 

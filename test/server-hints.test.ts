@@ -3,17 +3,8 @@
  * wait itself within the policy's bounds. Table tests on the pure transition function.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  ConnectionManager,
-  type MachineEnv,
-  type MachineState,
-  constantBackoff,
-  exponentialBackoff,
-  grpcBackoff,
-  initialState,
-  retryAfter,
-  transition,
-} from '../src/index.js';
+import { ConnectionManager, constantBackoff, exponentialBackoff, grpcBackoff, retryAfter } from '../src/index.js';
+import { type MachineEnv, type MachineState, initialState, transition } from '../src/machine/index.js';
 import { machineEnv } from './support/machine-env.js';
 
 const env = machineEnv;

@@ -57,6 +57,7 @@ describe('browser-safe entries import only what they declare', () => {
     ['dist/retry/index.js', ['rxjs']],
     ['dist/simulator/index.js', ['pure-rand', 'rxjs']],
     ['dist/react/index.js', ['react', 'rxjs']],
+    ['dist/machine/index.js', []],
   ] as const)('%s imports only %j', (entry, allowed) => {
     expect(externalPackages(join(root, entry))).toEqual(allowed);
   });

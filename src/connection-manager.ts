@@ -7,7 +7,7 @@ import { defer, type Observable, ReplaySubject, Subscription } from 'rxjs';
 import {
   type ConnectionManagerOptions,
   type ResolvedOptions,
-  resolveOptions,
+  resolveOptionsShared,
 } from './connection-options.js';
 import { type Effect, type MachineEvent, type MachineState, initialState, transition } from './connection-machine.js';
 import type { ConnectionSnapshot } from './connection-snapshot.js';
@@ -108,7 +108,7 @@ export class ConnectionManager<C = unknown> {
   #attempt: AttemptRun | undefined;
 
   constructor(options: ConnectionManagerOptions<C>) {
-    this.#options = resolveOptions(options);
+    this.#options = resolveOptionsShared(options);
     this.#machine = initialState<C>(this.#options.scheduler.now());
     this.#published = this.#machine.snapshot;
   }

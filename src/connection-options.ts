@@ -129,6 +129,46 @@ function isPolicy(value: unknown): value is BackoffPolicy {
   return typeof value === 'object' && value !== null && typeof (value as BackoffPolicy).first === 'function';
 }
 
+interface Resolved {
+  /** The options object's own enumerable entries when it was resolved. */
+  readonly entries: readonly (readonly [string, unknown])[];
+  readonly resolved: ResolvedOptions<unknown>;
+}
+
+/**
+ * Resolved options by options object. A fleet built from one options object (`new
+ * ConnectionManager(options)` in a loop) shares one resolved, frozen copy instead of validating and
+ * holding its own; an options object changed since is resolved again.
+ */
+const shared = new WeakMap<object, Resolved>();
+
+function unchanged(options: object, entries: Resolved['entries']): boolean {
+  const now = Object.entries(options);
+  if (now.length !== entries.length) return false;
+  for (let i = 0; i < now.length; i++) {
+    const [key, value] = now[i] ?? [];
+    const [oldKey, oldValue] = entries[i] ?? [];
+    if (key !== oldKey || !Object.is(value, oldValue)) return false;
+  }
+  return true;
+}
+
+/**
+ * {@link resolveOptions}, shared between the managers created from the same, unchanged options object.
+ * The result is frozen.
+ */
+export function resolveOptionsShared<C>(options: ConnectionManagerOptions<C>): ResolvedOptions<C> {
+  // Callers from JavaScript may pass anything; resolveOptions says what is wrong with it.
+  const given: unknown = options;
+  if (typeof given === 'object' && given !== null) {
+    const hit = shared.get(given);
+    if (hit !== undefined && unchanged(options, hit.entries)) return hit.resolved as ResolvedOptions<C>;
+  }
+  const resolved = Object.freeze(resolveOptions(options));
+  shared.set(options, { entries: Object.entries(options), resolved });
+  return resolved;
+}
+
 /** Validates `options` and fills in defaults; throws a TypeError or RangeError naming the bad option. */
 export function resolveOptions<C>(options: ConnectionManagerOptions<C>): ResolvedOptions<C> {
   const raw = checkOptionsObject('ConnectionManager options', options);

@@ -1,7 +1,8 @@
 /** Every bad option gets a TypeError or RangeError that names the option and the value. */
 import { of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { ConnectionManager, constantBackoff, exponentialBackoff, grpcBackoff } from '../src/index.js';
+import { ConnectionManager, type ConnectionManagerOptions, constantBackoff, exponentialBackoff, grpcBackoff } from '../src/index.js';
+import { createFakeConnector, createVirtualClock } from '../src/testing/index.js';
 
 const connector = () => of('c');
 
@@ -64,5 +65,26 @@ describe('policy options', () => {
   ] as const)('%s', (_label, make, type, message) => {
     expect(make).toThrow(type);
     expect(make).toThrow(message);
+  });
+});
+
+describe('one options object for a fleet', () => {
+  it('managers made from the same object share its settings; a change to the object applies to the next manager only', () => {
+    const clock = createVirtualClock();
+    const fake = createFakeConnector();
+    const options: { -readonly [K in keyof ConnectionManagerOptions<string>]: ConnectionManagerOptions<string>[K] } = {
+      connector: fake.connector,
+      scheduler: clock.scheduler,
+      minConnectTimeout: 30_000,
+    };
+    const first = new ConnectionManager(options);
+    const second = new ConnectionManager(options);
+    options.minConnectTimeout = 25_000;
+    const third = new ConnectionManager(options);
+    for (const m of [first, second, third]) m.connect();
+    expect([first, second, third].map((m) => m.snapshot.state === 'CONNECTING' && m.snapshot.timeoutAt)).toEqual([30_000, 30_000, 25_000]);
+    options.minConnectTimeout = -1;
+    expect(() => new ConnectionManager(options)).toThrow(/"minConnectTimeout".*got -1/);
+    for (const m of [first, second, third]) m.shutdown();
   });
 });

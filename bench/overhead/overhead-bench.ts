@@ -5,10 +5,11 @@
  */
 import { experimental } from '@grpc/grpc-js';
 import ReconnectingWebSocketModule from 'reconnecting-websocket';
-import { type Observable, throwError } from 'rxjs';
+import { NEVER, Observable, throwError } from 'rxjs';
 import { constantBackoff } from '../../src/backoff/constant-backoff.js';
 import { grpcBackoff } from '../../src/backoff/grpc-backoff.js';
 import { ConnectionManager } from '../../src/connection-manager.js';
+import type { ConnectionManagerOptions } from '../../src/connection-options.js';
 import { initialState, transition, type MachineEnv, type MachineState } from '../../src/connection-machine.js';
 import { createVirtualClock } from '../../src/testing/virtual-clock.js';
 import { FailingWebSocket } from './failing-web-socket.js';
@@ -36,8 +37,13 @@ export interface CycleFigure {
 export interface OverheadResult {
   readonly heap: readonly HeapFigure[];
   readonly cycles: readonly CycleFigure[];
-  /** Transitions per second of the pure machine, and of a manager on a virtual clock (no peer runs on one). */
-  readonly transitions: { readonly pureFunction: number; readonly managerOnVirtualClock: number };
+  /**
+   * Transitions per second of the pure machine, and of one manager on a virtual clock through fail/retry
+   * cycles and through connect/READY/lost cycles (no peer runs on a virtual clock).
+   */
+  readonly transitions: { readonly pureFunction: number; readonly managerFailRetry: number; readonly managerReadyLost: number };
+  /** Microseconds to create and connect one manager of a fleet (one options object, fake connector, virtual clock). */
+  readonly fleetCreateConnectMicros: number;
 }
 
 function gc(): void {
@@ -99,6 +105,43 @@ export async function runOverhead({ count, cycleSeconds }: { count: number; cycl
   );
   heap.push(
     await heapOf(
+      'redialer ConnectionManager, READY',
+      count,
+      () => {
+        const m = new ConnectionManager<unknown>({
+          connector: () =>
+            new Observable<unknown>((subscriber) => {
+              subscriber.next('connection');
+            }),
+          unref: true,
+        });
+        m.connect();
+        return m;
+      },
+      tick,
+      (items) => {
+        for (const m of items) m.shutdown();
+      },
+    ),
+  );
+  const sharedOptions = { connector: failing, backoff: grpcBackoff({ initialBackoff: HOUR }), unref: true };
+  heap.push(
+    await heapOf(
+      'redialer ConnectionManager, one options object for all',
+      count,
+      () => {
+        const m = new ConnectionManager(sharedOptions);
+        m.connect();
+        return m;
+      },
+      tick,
+      (items) => {
+        for (const m of items) m.shutdown();
+      },
+    ),
+  );
+  heap.push(
+    await heapOf(
       '@grpc/grpc-js BackoffTimeout',
       count,
       () => {
@@ -147,7 +190,9 @@ export async function runOverhead({ count, cycleSeconds }: { count: number; cycl
         attempts += 1;
         return throwError(() => refused);
       };
-      const ms = Array.from({ length: instances }, () => new ConnectionManager({ connector: counting, backoff: constantBackoff(0), minUptime: 0 }));
+      // The floor on attempt starts is turned off: this measures the cost of an attempt, not the pace.
+      const options = { connector: counting, backoff: constantBackoff(0), minUptime: 0, attemptSpacing: { interval: 0 } };
+      const ms = Array.from({ length: instances }, () => new ConnectionManager(options));
       for (const m of ms) m.connect();
       return {
         attempts: () => attempts,
@@ -199,7 +244,12 @@ export async function runOverhead({ count, cycleSeconds }: { count: number; cycl
     }),
   );
 
-  return { heap, cycles, transitions: { pureFunction: pureTransitions(), managerOnVirtualClock: virtualTransitions() } };
+  return {
+    heap,
+    cycles,
+    transitions: { pureFunction: pureTransitions(), managerFailRetry: virtualTransitions('fail'), managerReadyLost: virtualTransitions('ready') },
+    fleetCreateConnectMicros: fleetCreateMicros(count),
+  };
 }
 
 function pureTransitions(): number {
@@ -221,10 +271,19 @@ function pureTransitions(): number {
   return count / ((performance.now() - start) / 1000);
 }
 
-function virtualTransitions(): number {
+/** Transitions per second of one manager on a virtual clock whose connector fails every attempt, or establishes and then loses each connection. */
+function virtualTransitions(cycle: 'fail' | 'ready'): number {
   const clock = createVirtualClock(0, { maxTimerFirings: Infinity });
   let count = 0;
-  const m = new ConnectionManager({ connector: failing, backoff: constantBackoff(1), scheduler: clock.scheduler, minUptime: 0 });
+  const connector =
+    cycle === 'fail'
+      ? failing
+      : () =>
+          new Observable<string>((subscriber) => {
+            subscriber.next('connection');
+            subscriber.error(refused);
+          });
+  const m = new ConnectionManager<unknown>({ connector, backoff: constantBackoff(1), scheduler: clock.scheduler, minUptime: 0 });
   m.state$.subscribe(() => {
     count += 1;
   });
@@ -238,4 +297,20 @@ function virtualTransitions(): number {
   const seconds = (performance.now() - start) / 1000;
   m.shutdown();
   return count / seconds;
+}
+
+/** Microseconds to create and connect one of `count` managers on one virtual clock (fake connector that never answers). */
+function fleetCreateMicros(count: number): number {
+  const clock = createVirtualClock(0, { maxTimerFirings: Infinity });
+  const options: ConnectionManagerOptions<unknown> = { connector: (): Observable<unknown> => NEVER, scheduler: clock.scheduler };
+  const managers: ConnectionManager[] = [];
+  const start = performance.now();
+  for (let i = 0; i < count; i++) {
+    const m = new ConnectionManager(options);
+    m.connect();
+    managers.push(m);
+  }
+  const micros = ((performance.now() - start) * 1000) / count;
+  for (const m of managers) m.shutdown();
+  return micros;
 }

@@ -71,26 +71,32 @@ function stormSection(storms: readonly StormBenchResult[], dir: string): string 
 }
 
 function overheadSection(o: OverheadResult): string {
-  const base = o.heap[0];
+  const timer = o.heap.find((h) => h.subject.includes('BackoffTimeout'));
+  const grpcCycles = o.cycles.find((c) => c.subject.includes('BackoffTimeout'));
+  const count = o.heap[0]?.count ?? 0;
   const cyc = o.cycles[0];
   return [
     '### 3. Overhead',
     '',
-    `${n0(base?.count ?? 0)} objects of each kind waiting in backoff (timer armed for an hour), in one process:`,
+    `${n0(count)} objects of each kind in one process, waiting in backoff (timer armed for an hour) unless the row says otherwise. ` +
+      'The floor is a grpc-js `BackoffTimeout` with its timer armed: a bare backoff timer. ' +
+      '`npm run bench:heap -- --state backoff` lists what the bytes of one manager are.',
     '',
     table(
-      ['subject', 'retained bytes each', 'creation µs each', 'redialer ÷ this (heap)', 'redialer ÷ this (time)'],
-      o.heap.map((h) => [h.subject, n0(h.bytesPerObject), h.createMicros.toFixed(2), base === undefined ? '' : ratio(base.bytesPerObject, h.bytesPerObject), base === undefined ? '' : ratio(base.createMicros, h.createMicros)]),
+      ['subject', 'retained bytes each', 'creation µs each', '÷ grpc-js BackoffTimeout (heap)'],
+      o.heap.map((h) => [h.subject, n0(h.bytesPerObject), h.createMicros.toFixed(2), timer === undefined ? '' : ratio(h.bytesPerObject, timer.bytesPerObject)]),
     ),
     '',
-    `Reconnect cycles per second with real timers (${n0(cyc?.instances ?? 0)} instances, every attempt fails at once, zero backoff):`,
+    `Reconnect cycles per second with real timers (${n0(cyc?.instances ?? 0)} instances, every attempt fails at once, zero backoff, redialer's floor on attempt starts turned off):`,
     '',
     table(
-      ['subject', 'failed attempts per second', 'redialer ÷ this'],
-      o.cycles.map((c) => [c.subject, n0(c.cyclesPerSecond), cyc === undefined ? '' : ratio(cyc.cyclesPerSecond, c.cyclesPerSecond)]),
+      ['subject', 'failed attempts per second', '÷ grpc-js BackoffTimeout'],
+      o.cycles.map((c) => [c.subject, n0(c.cyclesPerSecond), grpcCycles === undefined ? '' : ratio(c.cyclesPerSecond, grpcCycles.cyclesPerSecond)]),
     ),
     '',
-    `State transitions per second: pure \`transition()\` ${n0(o.transitions.pureFunction)}; one ConnectionManager on a virtual clock ${n0(o.transitions.managerOnVirtualClock)} (the peers have no virtual clock to compare with).`,
+    `State transitions per second (the peers have no virtual clock to compare with): pure \`transition()\` ${n0(o.transitions.pureFunction)}; ` +
+      `one ConnectionManager on a virtual clock through fail/retry cycles ${n0(o.transitions.managerFailRetry)}, through connect/READY/lost cycles ${n0(o.transitions.managerReadyLost)}. ` +
+      `Creating and connecting ${n0(count)} managers from one options object on one virtual clock: ${o.fleetCreateConnectMicros.toFixed(2)} µs each.`,
   ].join('\n');
 }
 

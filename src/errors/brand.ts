@@ -5,9 +5,21 @@
  */
 import { readSafely } from './read-safely.js';
 
+const symbols = new Map<string, symbol>();
+
+/** The registered symbol `redialer.<name>`, looked up once per name (the checks run on every failure). */
+function brandSymbol(name: string): symbol {
+  let symbol = symbols.get(name);
+  if (symbol === undefined) {
+    symbol = Symbol.for(`redialer.${name}`);
+    symbols.set(name, symbol);
+  }
+  return symbol;
+}
+
 /** Marks `error` with the registered brand `redialer.<name>`. */
 export function brand(error: Error, name: string): void {
-  Object.defineProperty(error, Symbol.for(`redialer.${name}`), { value: true });
+  Object.defineProperty(error, brandSymbol(name), { value: true });
 }
 
 /**
@@ -15,5 +27,5 @@ export function brand(error: Error, name: string): void {
  * a revoked Proxy) carries none.
  */
 export function hasBrand(value: unknown, name: string): boolean {
-  return typeof value === 'object' && readSafely(value, Symbol.for(`redialer.${name}`)) === true;
+  return typeof value === 'object' && value !== null && readSafely(value, brandSymbol(name)) === true;
 }

@@ -3,7 +3,7 @@
  * carries out the machine's effects, and publishes snapshots on `state$`.
  * @module
  */
-import { defer, type Observable, ReplaySubject, Subscription } from 'rxjs';
+import { type Observable, type Observer, ReplaySubject, Subscription } from 'rxjs';
 import {
   type ConnectionManagerOptions,
   type ResolvedOptions,
@@ -38,18 +38,28 @@ export interface WaitForStateChangeOptions {
 let fireTimer: <C>(manager: ConnectionManager<C>) => void;
 
 /**
- * One attempt in flight, and the context its connector receives. The AbortController behind
- * `signal` is created only when the connector reads `signal` (most never do, and one per attempt was
- * the largest single cost of an attempt); a read after the attempt is over returns a signal that is
- * already aborted with the same reason.
+ * Hands an attempt's outcome to its manager: `over` ends the attempt first (its signal aborts with
+ * `reason`). Assigned once, in ConnectionManager's static block, which can reach its private fields.
  */
-class AttemptRun implements AttemptContext {
+let settle: <C>(manager: ConnectionManager<C>, run: AttemptRun<C>, event: MachineEvent<C>, over: boolean, reason?: unknown) => void;
+
+/**
+ * One attempt in flight: the context its connector receives, and the observer of the connector's
+ * Observable (so that an attempt costs one object instead of an observer and four closures). The
+ * AbortController behind `signal` is created only when the connector reads `signal` (most never do);
+ * a read after the attempt is over returns a signal that is already aborted with the same reason.
+ */
+class AttemptRun<C> implements AttemptContext, Observer<C> {
   subscription: Subscription | undefined = undefined;
+  /** Errors delivered while the attempt starts may be bugs that no retry can fix (errors/programming-error.ts). */
+  starting = true;
+  #established = false;
   #controller: AbortController | undefined = undefined;
   #over = false;
   #reason: unknown = undefined;
 
   constructor(
+    readonly manager: ConnectionManager<C>,
     readonly id: number,
     readonly attempt: number,
     readonly timeoutAt: number,
@@ -69,6 +79,21 @@ class AttemptRun implements AttemptContext {
     this.#over = true;
     this.#reason = reason;
     this.#controller?.abort(reason);
+  }
+
+  next(connection: C): void {
+    if (this.#established) return;
+    this.#established = true;
+    settle(this.manager, this, { type: 'established', attemptId: this.id, connection }, false);
+  }
+
+  error(thrown: unknown): void {
+    const error = this.starting ? permanentIfProgrammingError(thrown) : thrown;
+    settle(this.manager, this, { type: 'ended', attemptId: this.id, error, clean: false }, true, error);
+  }
+
+  complete(): void {
+    settle(this.manager, this, { type: 'ended', attemptId: this.id, error: undefined, clean: true }, true, new ConnectionClosedError());
   }
 }
 
@@ -105,7 +130,7 @@ export class ConnectionManager<C = unknown> {
   #draining = false;
   #timer: Subscription | undefined;
   #timerAt = 0;
-  #attempt: AttemptRun | undefined;
+  #attempt: AttemptRun<C> | undefined;
 
   constructor(options: ConnectionManagerOptions<C>) {
     this.#options = resolveOptionsShared(options);
@@ -241,6 +266,13 @@ export class ConnectionManager<C = unknown> {
       manager.#timer = undefined;
       manager.#dispatch({ type: 'timer', at: manager.#timerAt });
     };
+    settle = (manager, run, event, over, reason) => {
+      if (over) {
+        if (manager.#attempt === run) manager.#attempt = undefined;
+        run.end(reason);
+      }
+      manager.#dispatch(event);
+    };
   }
 
   #dispatch(event: MachineEvent<C>): void {
@@ -322,34 +354,18 @@ export class ConnectionManager<C = unknown> {
     if (this.#attempt !== undefined) {
       throw new Error(`redialer: internal error: attempt #${String(id)} started while #${String(this.#attempt.id)} is in flight`);
     }
-    const record = new AttemptRun(id, attempt, timeoutAt);
-    this.#attempt = record;
-    const finish = (reason: unknown): void => {
-      if (this.#attempt === record) this.#attempt = undefined;
-      record.end(reason);
-    };
-    let established = false;
-    const { connector } = this.#options;
-    const source = defer(() => toConnectorObservable<C>(connector(record)));
-    // Errors delivered while the attempt starts may be bugs that no retry can fix (errors/programming-error.ts).
-    let starting = true;
-    record.subscription = source.subscribe({
-      next: (connection) => {
-        if (established) return;
-        established = true;
-        this.#dispatch({ type: 'established', attemptId: id, connection });
-      },
-      error: (thrown: unknown) => {
-        const error = starting ? permanentIfProgrammingError(thrown) : thrown;
-        finish(error);
-        this.#dispatch({ type: 'ended', attemptId: id, error, clean: false });
-      },
-      complete: () => {
-        finish(new ConnectionClosedError());
-        this.#dispatch({ type: 'ended', attemptId: id, error: undefined, clean: true });
-      },
-    });
-    starting = false;
+    const run = new AttemptRun<C>(this, id, attempt, timeoutAt);
+    this.#attempt = run;
+    let source: Observable<C>;
+    try {
+      source = toConnectorObservable<C>(this.#options.connector(run));
+    } catch (thrown) {
+      // A connector that throws fails the attempt as an Observable that errors would.
+      run.error(thrown);
+      return;
+    }
+    run.subscription = source.subscribe(run);
+    run.starting = false;
   }
 }
 

@@ -22,5 +22,10 @@ export {
   type JobRetryPolicy,
   type JobAttemptFacts,
 } from './job-retry-decision.js';
-export { throttleQueue, type QueueRateLimiter, type QueueThrottled, type ThrottleQueueOptions } from './throttle-queue.js';
+export {
+  throttleQueue,
+  type QueueRateLimiter,
+  type QueueThrottled,
+  type ThrottleQueueOptions,
+} from './throttle-queue.js';
 export { ioredisRetryStrategy, type IoredisRetryStrategyOptions } from '../redis/ioredis-retry-strategy.js';

@@ -95,27 +95,42 @@ export interface JobRetries {
   jobOptions(attempts: number): RedialerJobOptions;
 }
 
-function optionalChoiceOrFunction<T>(name: string, value: unknown, valid: (v: unknown) => v is T, fallback: T): T | ((job: JobLike) => T) {
+function optionalChoiceOrFunction<T>(
+  name: string,
+  value: unknown,
+  valid: (v: unknown) => v is T,
+  fallback: T,
+): T | ((job: JobLike) => T) {
   if (value === undefined) return fallback;
   if (typeof value === 'function') return value as (job: JobLike) => T;
   if (valid(value)) return value;
-  throw new TypeError(`redialer: option "${name}" must be ${name === 'idempotency' ? `one of ${IDEMPOTENCY_KINDS.map((k) => JSON.stringify(k)).join(', ')}` : 'a boolean'} or a function of the job, got ${describeValue(value)}`);
+  throw new TypeError(
+    `redialer: option "${name}" must be ${name === 'idempotency' ? `one of ${IDEMPOTENCY_KINDS.map((k) => JSON.stringify(k)).join(', ')}` : 'a boolean'} or a function of the job, got ${describeValue(value)}`,
+  );
 }
 
-const isIdempotency = (v: unknown): v is Idempotency => typeof v === 'string' && (IDEMPOTENCY_KINDS as readonly string[]).includes(v);
+const isIdempotency = (v: unknown): v is Idempotency =>
+  typeof v === 'string' && (IDEMPOTENCY_KINDS as readonly string[]).includes(v);
 const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
 
 function checkPort(name: string, value: unknown, methods: readonly string[]): object | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'object' || value === null || !methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')) {
-    throw new TypeError(`redialer: option "${name}" must be an object with ${methods.map((m) => `${m}()`).join(', ')}, got ${describeValue(value)}`);
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    !methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
+  ) {
+    throw new TypeError(
+      `redialer: option "${name}" must be an object with ${methods.map((m) => `${m}()`).join(', ')}, got ${describeValue(value)}`,
+    );
   }
   return value;
 }
 
 /** BullMQ's own control-flow errors: the job is moved, not failed, and no retry rule applies. */
 function isControlError(error: unknown): boolean {
-  if (error instanceof DelayedError || error instanceof WaitingError || error instanceof WaitingChildrenError) return true;
+  if (error instanceof DelayedError || error instanceof WaitingError || error instanceof WaitingChildrenError)
+    return true;
   const name = (error as { name?: unknown } | null)?.name;
   return name === 'DelayedError' || name === 'WaitingError' || name === 'WaitingChildrenError';
 }
@@ -165,12 +180,15 @@ export function jobRetries(options: JobRetriesOptions = {}): JobRetries {
   };
   const idempotency = optionalChoiceOrFunction('idempotency', raw['idempotency'], isIdempotency, 'idempotent');
   const precondition = optionalChoiceOrFunction('precondition', raw['precondition'], isBoolean, false);
-  const budget = checkPort('budget', raw['budget'], ['onAttempt', 'onSuccess', 'onTransientFailure', 'canRetry']) as RetryBudget | undefined;
+  const budget = checkPort('budget', raw['budget'], ['onAttempt', 'onSuccess', 'onTransientFailure', 'canRetry']) as
+    RetryBudget | undefined;
   const metrics = checkPort('metrics', raw['metrics'], ['record']) as RetryEventSink | undefined;
   const throttle = checkPort('throttle', raw['throttle'], ['rateLimit']) as QueueRateLimiter | undefined;
   const throttleStatuses = raw['throttleStatuses'] ?? [429];
   if (!Array.isArray(throttleStatuses) || !throttleStatuses.every((s) => Number.isInteger(s))) {
-    throw new TypeError(`redialer: option "throttleStatuses" must be an array of HTTP statuses, got ${describeValue(throttleStatuses)}`);
+    throw new TypeError(
+      `redialer: option "throttleStatuses" must be an array of HTTP statuses, got ${describeValue(throttleStatuses)}`,
+    );
   }
   const now = optionalFunction('now', raw['now'], Date.now);
   // The processor wrapper decides; the strategy, called by BullMQ right after with the same error, reads it.
@@ -227,9 +245,20 @@ export function jobRetries(options: JobRetriesOptions = {}): JobRetries {
     if (classification.kind === 'transient') {
       budget?.onTransientFailure();
       if (throttle !== undefined) {
-        const limited = await throttleQueue(throttle, error, { statuses: throttleStatuses as number[], maxDelay: policy.maxRetryAfter, now });
+        const limited = await throttleQueue(throttle, error, {
+          statuses: throttleStatuses as number[],
+          maxDelay: policy.maxRetryAfter,
+          now,
+        });
         if (limited !== undefined) {
-          emit(metrics, { type: 'retry', attempt, delay: limited.delay, source: 'retry-after', reason: classification.reason, error });
+          emit(metrics, {
+            type: 'retry',
+            attempt,
+            delay: limited.delay,
+            source: 'retry-after',
+            reason: classification.reason,
+            error,
+          });
           return limited.error;
         }
       }
@@ -246,7 +275,14 @@ export function jobRetries(options: JobRetriesOptions = {}): JobRetries {
         emit(metrics, { type: 'give-up', attempt, reason: decision.reason, error });
         return failNow(error, job);
       case 'retry':
-        emit(metrics, { type: 'retry', attempt, delay: decision.delay, source: decision.source, reason: decision.classification.reason, error });
+        emit(metrics, {
+          type: 'retry',
+          attempt,
+          delay: decision.delay,
+          source: decision.source,
+          reason: decision.classification.reason,
+          error,
+        });
         if (typeof error === 'object' && error !== null) decided.set(error, decision.delay);
         // Charged now, not when the delayed job runs: otherwise every failure in the meantime would
         // see the same allowance, and a busy worker would overspend the budget.
@@ -258,7 +294,8 @@ export function jobRetries(options: JobRetriesOptions = {}): JobRetries {
   return {
     backoffStrategy,
     process<T, R, N extends string>(processor: Processor<T, R, N>): Processor<T, R, N> {
-      if (typeof processor !== 'function') throw new TypeError(`redialer: the processor must be a function, got ${describeValue(processor)}`);
+      if (typeof processor !== 'function')
+        throw new TypeError(`redialer: the processor must be a function, got ${describeValue(processor)}`);
       return async (job, token, signal) => {
         // attemptsMade counts failed attempts; rate-limited and delayed runs do not count (BullMQ).
         const attempt = job.attemptsMade + 1;

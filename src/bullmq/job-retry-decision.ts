@@ -81,7 +81,10 @@ export function nthBackoff(policy: BackoffPolicy, n: number, random: RandomSourc
 export function classifyJobError(error: unknown, classify: Classifier): Classification {
   if (!isRetryAfterError(error)) return classify(error);
   const inner = error.cause === undefined ? undefined : classify(error.cause);
-  return transient(`the server asked to retry after ${String(error.delay)} ms`, inner?.kind === 'transient' ? inner.sent : 'maybe');
+  return transient(
+    `the server asked to retry after ${String(error.delay)} ms`,
+    inner?.kind === 'transient' ? inner.sent : 'maybe',
+  );
 }
 
 function hintOf(error: unknown, now: number): ReturnType<typeof serverHint> {
@@ -108,14 +111,25 @@ export function decideJobRetry(
   env: { readonly now: number; readonly budgetAllows: boolean },
 ): JobRetryDecision {
   if (classification.kind === 'permanent') return { type: 'permanent', classification };
-  const giveUp = (reason: GiveUpReason, detail: string): JobRetryDecision => ({ type: 'give-up', reason, detail, classification });
+  const giveUp = (reason: GiveUpReason, detail: string): JobRetryDecision => ({
+    type: 'give-up',
+    reason,
+    detail,
+    classification,
+  });
   if (!maySendAgain(job.idempotency, job.precondition, classification.sent)) {
     const what = job.idempotency === 'conditional' ? 'conditional but carries no precondition' : 'not idempotent';
-    return giveUp('not-idempotent', `the failure (${classification.reason}) may have reached the server and the job is ${what}`);
+    return giveUp(
+      'not-idempotent',
+      `the failure (${classification.reason}) may have reached the server and the job is ${what}`,
+    );
   }
   const hint = policy.serverHints ? hintOf(error, env.now) : undefined;
   if (hint?.kind === 'pushback' && hint.pushback.kind === 'stop') {
-    return giveUp('server-pushback', `the server asked not to retry (grpc-retry-pushback-ms: ${JSON.stringify(hint.pushback.value)})`);
+    return giveUp(
+      'server-pushback',
+      `the server asked not to retry (grpc-retry-pushback-ms: ${JSON.stringify(hint.pushback.value)})`,
+    );
   }
   if (job.attempt >= job.maxAttempts) {
     return giveUp('attempts', `the attempt limit (${String(job.maxAttempts)}) was reached (${classification.reason})`);
@@ -139,9 +153,15 @@ export function decideJobRetry(
   if (delay >= left) {
     if (source !== 'backoff') {
       const header = source === 'pushback' ? 'grpc-retry-pushback-ms' : 'Retry-After';
-      return giveUp('retry-after-beyond-deadline', `the server asked to wait ${ms(delay)} ms (${header}), beyond the ${ms(left)} ms left before the job's deadline`);
+      return giveUp(
+        'retry-after-beyond-deadline',
+        `the server asked to wait ${ms(delay)} ms (${header}), beyond the ${ms(left)} ms left before the job's deadline`,
+      );
     }
-    return giveUp('deadline', `the next wait (${ms(delay)} ms) would end after the job's deadline, ${ms(left)} ms away (${classification.reason})`);
+    return giveUp(
+      'deadline',
+      `the next wait (${ms(delay)} ms) would end after the job's deadline, ${ms(left)} ms away (${classification.reason})`,
+    );
   }
   return { type: 'retry', delay, source, classification };
 }

@@ -68,13 +68,20 @@ function hintOf(error: unknown, now: number): number | undefined {
  * }, { connection, limiter: { max: 10_000, duration: 1000 } });
  * ```
  */
-export async function throttleQueue(queue: QueueRateLimiter, error: unknown, options: ThrottleQueueOptions = {}): Promise<QueueThrottled | undefined> {
+export async function throttleQueue(
+  queue: QueueRateLimiter,
+  error: unknown,
+  options: ThrottleQueueOptions = {},
+): Promise<QueueThrottled | undefined> {
   if (typeof (queue as Partial<QueueRateLimiter> | null)?.rateLimit !== 'function') {
     throw new TypeError(`redialer: throttleQueue needs a queue with rateLimit(), got ${describeValue(queue)}`);
   }
   const raw = checkOptionsObject('throttleQueue options', options);
   const statuses = raw['statuses'] ?? [429];
-  if (!Array.isArray(statuses)) throw new TypeError(`redialer: option "statuses" must be an array of HTTP statuses, got ${describeValue(statuses)}`);
+  if (!Array.isArray(statuses))
+    throw new TypeError(
+      `redialer: option "statuses" must be an array of HTTP statuses, got ${describeValue(statuses)}`,
+    );
   const maxDelay = optionalNumber('maxDelay', raw['maxDelay'], 3_600_000, { min: 1, allowInfinity: true });
   const now = optionalFunction('now', raw['now'], Date.now);
   const status = statusOf(error);

@@ -82,7 +82,12 @@ return { tokens, members(now, tonumber(ARGV[5])) }
 `);
 
 /** Runs `lua` with EVALSHA, loading it with EVAL when Redis answers NOSCRIPT (after a restart or a flush). */
-export async function runScript(redis: RedisClientLike, lua: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+export async function runScript(
+  redis: RedisClientLike,
+  lua: LuaScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<unknown> {
   try {
     return await redis.evalsha(lua.sha, keys.length, ...keys, ...args);
   } catch (error) {

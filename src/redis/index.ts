@@ -5,7 +5,16 @@
  * @module redialer/redis
  */
 export { sharedRatioBudget, type SharedRatioBudget, type SharedRatioBudgetOptions } from './shared-ratio-budget.js';
-export { sharedTokenBucketBudget, type SharedTokenBucketBudget, type SharedTokenBucketBudgetOptions } from './shared-token-bucket.js';
-export type { SharedRetryBudget, SharedBudgetOptions, SharedBudgetMode, SharedBudgetStatus } from './shared-budget-sync.js';
+export {
+  sharedTokenBucketBudget,
+  type SharedTokenBucketBudget,
+  type SharedTokenBucketBudgetOptions,
+} from './shared-token-bucket.js';
+export type {
+  SharedRetryBudget,
+  SharedBudgetOptions,
+  SharedBudgetMode,
+  SharedBudgetStatus,
+} from './shared-budget-sync.js';
 export { ioredisRetryStrategy, type IoredisRetryStrategyOptions } from './ioredis-retry-strategy.js';
 export type { RedisClientLike } from './redis-client-like.js';

@@ -41,11 +41,17 @@ export function ioredisRetryStrategy(options: IoredisRetryStrategyOptions = {}):
   const raw = checkOptionsObject('ioredisRetryStrategy options', options);
   const backoff: unknown = raw['backoff'] ?? grpcBackoff({ maxBackoff: 20_000 });
   if (typeof backoff !== 'object' || backoff === null || typeof (backoff as { first?: unknown }).first !== 'function') {
-    throw new TypeError(`redialer: option "backoff" must be a backoff policy (an object with first()), got ${describeValue(backoff)}`);
+    throw new TypeError(
+      `redialer: option "backoff" must be a backoff policy (an object with first()), got ${describeValue(backoff)}`,
+    );
   }
   const policy = backoff as BackoffPolicy;
   const firstJitter = optionalNumber('firstJitter', raw['firstJitter'], 0.2, { min: 0, max: 1 });
-  const maxAttempts = optionalNumber('maxAttempts', raw['maxAttempts'], Infinity, { min: 1, integer: true, allowInfinity: true });
+  const maxAttempts = optionalNumber('maxAttempts', raw['maxAttempts'], Infinity, {
+    min: 1,
+    integer: true,
+    allowInfinity: true,
+  });
   const random = optionalFunction('random', raw['random'], Math.random);
   const onRetry = optionalFunction<(attempt: number, delay: number) => void>('onRetry', raw['onRetry']);
   return (times: number): number | null => {

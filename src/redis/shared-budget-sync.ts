@@ -7,7 +7,14 @@
 import { randomUUID } from 'node:crypto';
 import { BehaviorSubject, type Observable, type SchedulerLike, type Subscription, distinctUntilChanged } from 'rxjs';
 import { unrefScheduler } from '../unref-scheduler.js';
-import type { CounterLike, MeterLike, MetricAttributes, ObservableGaugeLike, ObservableResultLike, RetryBudget } from '../retry/index.js';
+import type {
+  CounterLike,
+  MeterLike,
+  MetricAttributes,
+  ObservableGaugeLike,
+  ObservableResultLike,
+  RetryBudget,
+} from '../retry/index.js';
 import { scheduleTimer } from '../timing/schedule-timer.js';
 import { checkOptionsObject, describeValue, optionalNumber } from '../validate.js';
 import { type LuaScript, runScript } from './budget-scripts.js';
@@ -104,26 +111,36 @@ function hasMembers(value: unknown, members: Readonly<Record<string, 'function' 
 }
 
 /** Validates the options every shared budget takes. */
-export function resolveSharedOptions(what: string, options: unknown): ResolvedSharedOptions & { readonly raw: Readonly<Record<string, unknown>> } {
+export function resolveSharedOptions(
+  what: string,
+  options: unknown,
+): ResolvedSharedOptions & { readonly raw: Readonly<Record<string, unknown>> } {
   const raw = checkOptionsObject(what, options);
   const redis = raw['redis'];
   if (!hasMembers(redis, { evalsha: 'function', eval: 'function', status: 'string' })) {
-    throw new TypeError(`redialer: option "redis" must be an ioredis client (status, evalsha(), eval()), got ${describeValue(redis)}`);
+    throw new TypeError(
+      `redialer: option "redis" must be an ioredis client (status, evalsha(), eval()), got ${describeValue(redis)}`,
+    );
   }
   const key = raw['key'];
-  if (typeof key !== 'string' || key === '') throw new TypeError(`redialer: option "key" must be a non-empty string, got ${describeValue(key)}`);
+  if (typeof key !== 'string' || key === '')
+    throw new TypeError(`redialer: option "key" must be a non-empty string, got ${describeValue(key)}`);
   const id = raw['id'] ?? randomUUID();
-  if (typeof id !== 'string' || id === '') throw new TypeError(`redialer: option "id" must be a non-empty string, got ${describeValue(id)}`);
+  if (typeof id !== 'string' || id === '')
+    throw new TypeError(`redialer: option "id" must be a non-empty string, got ${describeValue(id)}`);
   const scheduler: unknown = raw['scheduler'] ?? unrefScheduler;
   if (!hasMembers(scheduler, { now: 'function', schedule: 'function' })) {
     throw new TypeError(`redialer: option "scheduler" must be an RxJS scheduler, got ${describeValue(scheduler)}`);
   }
   const meter = raw['meter'];
   if (meter !== undefined && !hasMembers(meter, { createCounter: 'function', createObservableGauge: 'function' })) {
-    throw new TypeError(`redialer: option "meter" must have createCounter() and createObservableGauge(), got ${describeValue(meter)}`);
+    throw new TypeError(
+      `redialer: option "meter" must have createCounter() and createObservableGauge(), got ${describeValue(meter)}`,
+    );
   }
   const attributes: unknown = raw['attributes'] ?? {};
-  if (typeof attributes !== 'object' || attributes === null) throw new TypeError(`redialer: option "attributes" must be an object, got ${describeValue(attributes)}`);
+  if (typeof attributes !== 'object' || attributes === null)
+    throw new TypeError(`redialer: option "attributes" must be an object, got ${describeValue(attributes)}`);
   return {
     raw,
     redis: redis as RedisClientLike,
@@ -169,7 +186,10 @@ export function startSync<Reply>(
 
   if (options.meter !== undefined) {
     counters = {
-      syncs: options.meter.createCounter('redialer.retry_budget.syncs', { description: 'Syncs of a shared retry budget with Redis', unit: '{sync}' }),
+      syncs: options.meter.createCounter('redialer.retry_budget.syncs', {
+        description: 'Syncs of a shared retry budget with Redis',
+        unit: '{sync}',
+      }),
       failures: options.meter.createCounter('redialer.retry_budget.sync_failures', {
         description: 'Syncs that failed or were skipped because Redis was unreachable',
         unit: '{sync}',

@@ -6,7 +6,13 @@
 import { ratioBudget, type RatioBudget, type RatioBudgetOptions } from '../retry/index.js';
 import { optionalNumber } from '../validate.js';
 import { RATIO_SYNC } from './budget-scripts.js';
-import { type SharedBudgetOptions, type SharedRetryBudget, budgetKeys, resolveSharedOptions, startSync } from './shared-budget-sync.js';
+import {
+  type SharedBudgetOptions,
+  type SharedRetryBudget,
+  budgetKeys,
+  resolveSharedOptions,
+  startSync,
+} from './shared-budget-sync.js';
 
 /** Options of {@link sharedRatioBudget}. */
 export interface SharedRatioBudgetOptions extends SharedBudgetOptions, Omit<RatioBudgetOptions, 'scheduler'> {

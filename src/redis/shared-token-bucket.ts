@@ -4,7 +4,13 @@
  */
 import { tokenBucketBudget, type TokenBucketBudget, type TokenBucketBudgetOptions } from '../retry/index.js';
 import { TOKEN_BUCKET_SYNC } from './budget-scripts.js';
-import { type SharedBudgetOptions, type SharedRetryBudget, budgetKeys, resolveSharedOptions, startSync } from './shared-budget-sync.js';
+import {
+  type SharedBudgetOptions,
+  type SharedRetryBudget,
+  budgetKeys,
+  resolveSharedOptions,
+  startSync,
+} from './shared-budget-sync.js';
 
 /** Options of {@link sharedTokenBucketBudget}. */
 export interface SharedTokenBucketBudgetOptions extends SharedBudgetOptions, TokenBucketBudgetOptions {}
@@ -34,7 +40,10 @@ export function sharedTokenBucketBudget(options: SharedTokenBucketBudgetOptions)
   const shared = resolveSharedOptions('sharedTokenBucketBudget options', options);
   const { raw } = shared;
   // The local bucket validates maxTokens and tokenRatio exactly as the in-process budget does.
-  const fallback = tokenBucketBudget({ maxTokens: raw['maxTokens'] as number, tokenRatio: raw['tokenRatio'] as number });
+  const fallback = tokenBucketBudget({
+    maxTokens: raw['maxTokens'] as number,
+    tokenRatio: raw['tokenRatio'] as number,
+  });
   const max = Math.round((raw['maxTokens'] as number) * 1000);
   const ratio = Math.floor((raw['tokenRatio'] as number) * 1000 + 1e-6);
   const keys = budgetKeys(shared.key);
@@ -57,7 +66,11 @@ export function sharedTokenBucketBudget(options: SharedTokenBucketBudgetOptions)
       };
     },
     parse(rawReply) {
-      if (!Array.isArray(rawReply) || rawReply.length !== 2 || !rawReply.every((v) => typeof v === 'number' && Number.isFinite(v))) {
+      if (
+        !Array.isArray(rawReply) ||
+        rawReply.length !== 2 ||
+        !rawReply.every((v) => typeof v === 'number' && Number.isFinite(v))
+      ) {
         throw new Error(`unexpected reply from the budget script: ${JSON.stringify(rawReply)}`);
       }
       const [tokens, members] = rawReply as [number, number];
@@ -69,7 +82,8 @@ export function sharedTokenBucketBudget(options: SharedTokenBucketBudgetOptions)
     members: (reply) => reply.members,
   });
 
-  const estimate = (): number => Math.min(max, Math.max(0, fleet.tokens - 1000 * local.failures + ratio * local.successes));
+  const estimate = (): number =>
+    Math.min(max, Math.max(0, fleet.tokens - 1000 * local.failures + ratio * local.successes));
 
   return {
     get mode() {

@@ -49,7 +49,8 @@ describe.skipIf(skip)('BullMQ jobs with redialer backoff (real redis-server, wor
   }, 60_000);
 
   afterAll(async () => {
-    if (process.env['DEBUG_WORKERS']) for (const w of workers) console.log(w.name, JSON.stringify(w.events.filter((e) => e.type !== 'budget')));
+    if (process.env['DEBUG_WORKERS'])
+      for (const w of workers) console.log(w.name, JSON.stringify(w.events.filter((e) => e.type !== 'budget')));
     await Promise.all(workers.map((w) => w.stop()));
     await queue?.close();
     await service?.close();
@@ -71,7 +72,9 @@ describe.skipIf(skip)('BullMQ jobs with redialer backoff (real redis-server, wor
     const arrivals = arrivalsOf('flaky');
     expect(arrivals.map((a) => a.attempt)).toEqual([1, 2, 3, 4]);
     const gaps = arrivals.slice(1).map((a, i) => a.at - arrivals[i]!.at);
-    console.log(`flaky job: waits between requests ${gaps.map((g) => `${String(g)} ms`).join(', ')} (backoff 100, 200, then max(400, Retry-After 1000))`);
+    console.log(
+      `flaky job: waits between requests ${gaps.map((g) => `${String(g)} ms`).join(', ')} (backoff 100, 200, then max(400, Retry-After 1000))`,
+    );
     // Never shorter than the backoff (100, 200) or the server's hint (1000 > the third step, 400).
     expect(gaps[0]).toBeGreaterThanOrEqual(100);
     expect(gaps[1]).toBeGreaterThanOrEqual(200);
@@ -102,14 +105,16 @@ describe.skipIf(skip)('BullMQ jobs with redialer backoff (real redis-server, wor
     expect(arrivalsOf('never-503')).toHaveLength(2);
   });
 
-  it('a 429 with Retry-After pauses the whole queue through BullMQ\'s rate limiter, without spending an attempt', async () => {
+  it("a 429 with Retry-After pauses the whole queue through BullMQ's rate limiter, without spending an attempt", async () => {
     await add('throttled');
     await until(() => arrivalsOf('throttled').length === 1, 'the throttled request');
     await add('bystander');
     await until(async () => (await finished('throttled')) && (await finished('bystander')), 'both jobs to finish');
     const [limited, again] = arrivalsOf('throttled');
     const bystander = arrivalsOf('bystander')[0]!;
-    console.log(`429 + Retry-After: 1: the job ran again after ${String(again!.at - limited!.at)} ms, a job added meanwhile waited until +${String(bystander.at - limited!.at)} ms`);
+    console.log(
+      `429 + Retry-After: 1: the job ran again after ${String(again!.at - limited!.at)} ms, a job added meanwhile waited until +${String(bystander.at - limited!.at)} ms`,
+    );
     expect(again!.at - limited!.at).toBeGreaterThanOrEqual(1000);
     // Another job of the same queue waited for the pause too.
     expect(bystander.at - limited!.at).toBeGreaterThanOrEqual(1000);
@@ -134,8 +139,12 @@ describe.skipIf(skip)('BullMQ jobs with redialer backoff (real redis-server, wor
     expect(new Set(arrivals.map((a) => a.key)).size).toBe(1);
     expect(service.effects.get(first.key)).toBe(1);
     const survivors = workers.filter((w) => w !== victim);
-    const completions = survivors.flatMap((w) => w.events).filter((e) => e.type === 'completed' && e['job'] === 'killed');
+    const completions = survivors
+      .flatMap((w) => w.events)
+      .filter((e) => e.type === 'completed' && e['job'] === 'killed');
     expect(completions).toHaveLength(1);
-    console.log(`killed worker: job taken over after ${String(arrivals[1]!.at - killedAt)} ms (lock 1000 ms, stall check every 500 ms)`);
+    console.log(
+      `killed worker: job taken over after ${String(arrivals[1]!.at - killedAt)} ms (lock 1000 ms, stall check every 500 ms)`,
+    );
   }, 45_000);
 });

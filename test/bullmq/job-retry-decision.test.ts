@@ -1,10 +1,19 @@
 /** The pure job-retry decision and the strategy built on it: no Redis, no clock. */
 import { describe, expect, it } from 'vitest';
 import { constantBackoff, exponentialBackoff, grpcBackoff, permanent, retryAfter } from '../../src/index.js';
-import { type JobAttemptFacts, type JobRetryPolicy, bullmqBackoff, decideJobRetry, jobRetries, nthBackoff, classifyJobError } from '../../src/bullmq/index.js';
+import {
+  type JobAttemptFacts,
+  type JobRetryPolicy,
+  bullmqBackoff,
+  decideJobRetry,
+  jobRetries,
+  nthBackoff,
+  classifyJobError,
+} from '../../src/bullmq/index.js';
 import { HttpResponseError, classify, tokenBucketBudget } from '../../src/retry/index.js';
 
-const http = (status: number, headers: Record<string, string> = {}) => new HttpResponseError({ status, headers: new Headers(headers) });
+const http = (status: number, headers: Record<string, string> = {}) =>
+  new HttpResponseError({ status, headers: new Headers(headers) });
 const policy: JobRetryPolicy = {
   backoff: exponentialBackoff({ initialDelay: 100, multiplier: 2, jitter: 'none', maxDelay: 1e9 }),
   maxDelay: 1000,
@@ -33,17 +42,34 @@ describe('decideJobRetry', () => {
 
   it('takes Retry-After as a floor under the backoff, never as a replacement', () => {
     // Hint above the step: the hint.
-    expect(decide(http(503, { 'retry-after': '2' }), job(1))).toMatchObject({ type: 'retry', delay: 2000, source: 'retry-after' });
+    expect(decide(http(503, { 'retry-after': '2' }), job(1))).toMatchObject({
+      type: 'retry',
+      delay: 2000,
+      source: 'retry-after',
+    });
     // Hint below the step: the step.
-    expect(decide(http(429, { 'retry-after': '0' }), job(4))).toMatchObject({ type: 'retry', delay: 800, source: 'backoff' });
+    expect(decide(http(429, { 'retry-after': '0' }), job(4))).toMatchObject({
+      type: 'retry',
+      delay: 800,
+      source: 'backoff',
+    });
     // Cut to maxRetryAfter.
     expect(decide(http(503, { 'retry-after': '3600' }), job(1))).toMatchObject({ type: 'retry', delay: 5000 });
     // A core RetryAfterError is a hint too.
-    expect(decide(retryAfter(new Error('busy'), 1500), job(1))).toMatchObject({ type: 'retry', delay: 1500, source: 'retry-after' });
+    expect(decide(retryAfter(new Error('busy'), 1500), job(1))).toMatchObject({
+      type: 'retry',
+      delay: 1500,
+      source: 'retry-after',
+    });
   });
 
   it('takes gRPC pushback as a floor, and a negative pushback as "do not retry"', () => {
-    const grpc = (pushback: string) => Object.assign(new Error('unavailable'), { code: 14, details: '', metadata: { get: (k: string) => (k === 'grpc-retry-pushback-ms' ? [pushback] : []) } });
+    const grpc = (pushback: string) =>
+      Object.assign(new Error('unavailable'), {
+        code: 14,
+        details: '',
+        metadata: { get: (k: string) => (k === 'grpc-retry-pushback-ms' ? [pushback] : []) },
+      });
     expect(decide(grpc('700'), job(1))).toMatchObject({ type: 'retry', delay: 700, source: 'pushback' });
     expect(decide(grpc('-1'), job(1))).toMatchObject({ type: 'give-up', reason: 'server-pushback' });
   });
@@ -59,14 +85,20 @@ describe('decideJobRetry', () => {
     expect(decide(http(500), never)).toMatchObject({ type: 'give-up', reason: 'not-idempotent' });
     expect(decide(http(503), never).type).toBe('retry'); // 503: not processed
     expect(decide(http(500), job(1, { idempotency: 'conditional', precondition: true })).type).toBe('retry');
-    expect(decide(http(500), job(1, { idempotency: 'conditional' }))).toMatchObject({ type: 'give-up', reason: 'not-idempotent' });
+    expect(decide(http(500), job(1, { idempotency: 'conditional' }))).toMatchObject({
+      type: 'give-up',
+      reason: 'not-idempotent',
+    });
   });
 
   it('gives up at the attempt limit, past the deadline, and when the budget refuses', () => {
     expect(decide(http(503), job(20))).toMatchObject({ type: 'give-up', reason: 'attempts' });
     expect(decide(http(503), job(1), { totalTimeout: 500 })).toMatchObject({ type: 'give-up', reason: 'deadline' });
     expect(decide(http(503), job(1), { totalTimeout: 1050 })).toMatchObject({ type: 'give-up', reason: 'deadline' });
-    expect(decide(http(503, { 'retry-after': '10' }), job(1), { totalTimeout: 5000 })).toMatchObject({ type: 'give-up', reason: 'retry-after-beyond-deadline' });
+    expect(decide(http(503, { 'retry-after': '10' }), job(1), { totalTimeout: 5000 })).toMatchObject({
+      type: 'give-up',
+      reason: 'retry-after-beyond-deadline',
+    });
     expect(decide(http(503), job(1), {}, false)).toMatchObject({ type: 'give-up', reason: 'throttled' });
   });
 
@@ -79,10 +111,18 @@ describe('decideJobRetry', () => {
 
 describe('the BullMQ strategy', () => {
   const minimalJob = (attemptsMade: number, opts: Record<string, unknown> = {}) =>
-    ({ id: '1', attemptsMade, timestamp: Date.now(), opts: { attempts: 10, backoff: { type: 'redialer' }, ...opts } }) as never;
+    ({
+      id: '1',
+      attemptsMade,
+      timestamp: Date.now(),
+      opts: { attempts: 10, backoff: { type: 'redialer' }, ...opts },
+    }) as never;
 
   it('answers delays, and -1 for what must not be retried', async () => {
-    const strategy = bullmqBackoff({ backoff: exponentialBackoff({ initialDelay: 100, jitter: 'none' }), maxDelay: 300 });
+    const strategy = bullmqBackoff({
+      backoff: exponentialBackoff({ initialDelay: 100, jitter: 'none' }),
+      maxDelay: 300,
+    });
     expect(await strategy(1, 'redialer', http(503), minimalJob(0))).toBe(100);
     expect(await strategy(3, 'redialer', http(503), minimalJob(2))).toBe(300);
     expect(await strategy(1, 'redialer', http(404), minimalJob(0))).toBe(-1);
@@ -114,7 +154,9 @@ describe('the BullMQ strategy', () => {
   it('fails a job that does not use the strategy with an UnrecoverableError, so that BullMQ does not retry it', async () => {
     const retries = jobRetries();
     const error = http(400);
-    const rejected = await retries.process(() => Promise.reject(error))(minimalJob(0, { backoff: { type: 'exponential', delay: 10 } })).catch((e: unknown) => e);
+    const rejected = await retries
+      .process(() => Promise.reject(error))(minimalJob(0, { backoff: { type: 'exponential', delay: 10 } }))
+      .catch((e: unknown) => e);
     expect(rejected).toMatchObject({ name: 'UnrecoverableError', cause: error });
   });
 

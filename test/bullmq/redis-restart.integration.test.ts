@@ -49,7 +49,13 @@ describe.skipIf(skip)('Redis restarted under a fleet of workers', () => {
 
   it('reconnects with jitter and loses no job', async () => {
     const add = (from: number) =>
-      queue.addBulk(Array.from({ length: JOBS / 2 }, (_, i) => ({ name: 'send', data: {}, opts: { jobId: `job-${String(from + i)}`, attempts: 5, backoff: { type: 'redialer' } } })));
+      queue.addBulk(
+        Array.from({ length: JOBS / 2 }, (_, i) => ({
+          name: 'send',
+          data: {},
+          opts: { jobId: `job-${String(from + i)}`, attempts: 5, backoff: { type: 'redialer' } },
+        })),
+      );
     await add(0);
     await until(() => new Set(service.arrivals.map((a) => a.job)).size >= 5, 'the first jobs to run');
     await redis.stop();
@@ -58,7 +64,11 @@ describe.skipIf(skip)('Redis restarted under a fleet of workers', () => {
     await redis.start();
     const upAt = Date.now();
     await add(JOBS / 2);
-    await until(async () => (await queue.getJobCounts('completed'))['completed'] === JOBS, `all ${String(JOBS)} jobs to complete`, 60_000);
+    await until(
+      async () => (await queue.getJobCounts('completed'))['completed'] === JOBS,
+      `all ${String(JOBS)} jobs to complete`,
+      60_000,
+    );
 
     // No job lost, none applied twice.
     for (let i = 0; i < JOBS; i++) expect(service.effects.get(`job-job-${String(i)}`), `job-${String(i)}`).toBe(1);
@@ -73,7 +83,12 @@ describe.skipIf(skip)('Redis restarted under a fleet of workers', () => {
           expect(ready, `${w.name} reconnected`).toBeDefined();
           const waits = w.events.filter((e) => e.type === 'reconnecting' && e.at >= downAt && e.at <= ready!.at);
           const last = waits.at(-1)!;
-          return { ready: ready!.at, planned: last.at + (last['delay'] as number), first: waits[0]!['delay'] as number, waits: waits.length };
+          return {
+            ready: ready!.at,
+            planned: last.at + (last['delay'] as number),
+            first: waits[0]!['delay'] as number,
+            waits: waits.length,
+          };
         });
     const spread = (times: number[]) => Math.max(...times) - Math.min(...times);
     const describeFleet = (what: string, m: ReturnType<typeof measure>) =>
@@ -82,7 +97,9 @@ describe.skipIf(skip)('Redis restarted under a fleet of workers', () => {
       `ready at +${m.map((x) => String(x.ready - upAt)).join('/')} ms after Redis was back (spread ${String(spread(m.map((x) => x.ready)))} ms)`;
     const ours = measure('redialer-');
     const theirs = measure('bullmq-');
-    console.log(`Redis down ${String(upAt - downAt)} ms\n${describeFleet('redialer ioredisRetryStrategy', ours)}\n${describeFleet("BullMQ's own retryStrategy", theirs)}`);
+    console.log(
+      `Redis down ${String(upAt - downAt)} ms\n${describeFleet('redialer ioredisRetryStrategy', ours)}\n${describeFleet("BullMQ's own retryStrategy", theirs)}`,
+    );
     // redialer's schedule jitters even the first wait; BullMQ's gives every process the same 1000 ms.
     expect(new Set(ours.map((x) => x.first)).size).toBeGreaterThan(1);
     expect(theirs.map((x) => x.first)).toEqual([1000, 1000, 1000]);

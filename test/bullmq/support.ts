@@ -94,7 +94,10 @@ export async function startJobService(answer: (arrival: Arrival) => Answer): Pro
 }
 
 /** A line a worker process reported. */
-export type WorkerEvent = { readonly worker: string; readonly at: number; readonly type: string } & Record<string, unknown>;
+export type WorkerEvent = { readonly worker: string; readonly at: number; readonly type: string } & Record<
+  string,
+  unknown
+>;
 
 export interface WorkerProcess {
   readonly name: string;
@@ -160,7 +163,11 @@ export async function spawnWorker(config: Record<string, unknown> & { name: stri
       };
       const timer = setTimeout(() => {
         waiters.delete(waiter);
-        reject(new Error(`worker ${config.name}: no matching event within ${String(timeout)} ms; stderr: ${stderr.slice(-2000)}`));
+        reject(
+          new Error(
+            `worker ${config.name}: no matching event within ${String(timeout)} ms; stderr: ${stderr.slice(-2000)}`,
+          ),
+        );
       }, timeout);
       waiters.add(waiter);
     });

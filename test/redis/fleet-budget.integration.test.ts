@@ -53,24 +53,45 @@ describe.skipIf(skip)('a retry budget shared by three worker processes through R
     workers.push(...fleet);
     if (budget['kind'] === 'shared') {
       // Start once every process has synced and sees the other two: each then spends a third of the allowance.
-      await Promise.all(fleet.map((w) => w.waitFor((e) => e.type === 'budget' && e['mode'] === 'shared' && e['members'] === 3)));
+      await Promise.all(
+        fleet.map((w) => w.waitFor((e) => e.type === 'budget' && e['mode'] === 'shared' && e['members'] === 3)),
+      );
     }
     const queue = new Queue(name, { connection: { path: redis.socket, maxRetriesPerRequest: null } });
     queues.push(queue);
     const before = service.arrivals.length;
-    await queue.addBulk(Array.from({ length: JOBS }, (_, i) => ({ name: 'call', data: { i }, opts: { attempts: 10, backoff: { type: 'redialer' } } })));
-    await until(async () => {
-      const counts = await queue.getJobCounts('completed', 'failed');
-      return (counts['completed'] ?? 0) + (counts['failed'] ?? 0) === JOBS;
-    }, `all ${String(JOBS)} jobs of ${name} to finish`, 60_000);
+    await queue.addBulk(
+      Array.from({ length: JOBS }, (_, i) => ({
+        name: 'call',
+        data: { i },
+        opts: { attempts: 10, backoff: { type: 'redialer' } },
+      })),
+    );
+    await until(
+      async () => {
+        const counts = await queue.getJobCounts('completed', 'failed');
+        return (counts['completed'] ?? 0) + (counts['failed'] ?? 0) === JOBS;
+      },
+      `all ${String(JOBS)} jobs of ${name} to finish`,
+      60_000,
+    );
     const arrivals = service.arrivals.slice(before);
     const retries = arrivals.filter((a) => a.attempt > 1).length;
     const counts = await queue.getJobCounts('completed', 'failed');
-    return { attempts: arrivals.length, retries, ratio: retries / arrivals.length, completed: counts['completed'] ?? 0, failed: counts['failed'] ?? 0 };
+    return {
+      attempts: arrivals.length,
+      retries,
+      ratio: retries / arrivals.length,
+      completed: counts['completed'] ?? 0,
+      failed: counts['failed'] ?? 0,
+    };
   }
 
   it('keeps the fleet within one budget, where three local budgets triple the allowance', async () => {
-    const shared = await runFleet('shared', { kind: 'shared', options: { ...budgetOptions, key: 'budget:dependency', syncInterval: 100 } });
+    const shared = await runFleet('shared', {
+      kind: 'shared',
+      options: { ...budgetOptions, key: 'budget:dependency', syncInterval: 100 },
+    });
     const local = await runFleet('local', { kind: 'local', options: budgetOptions });
     const line = (what: string, r: typeof shared) =>
       `${what}: ${String(r.retries)} retries / ${String(r.attempts)} requests = ${(100 * r.ratio).toFixed(1)} % ` +

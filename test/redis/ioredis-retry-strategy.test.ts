@@ -27,9 +27,18 @@ describe('ioredisRetryStrategy', () => {
 
   it('takes any policy, gives up after maxAttempts, and reports each wait', () => {
     const waits: [number, number][] = [];
-    const strategy = ioredisRetryStrategy({ backoff: constantBackoff(100), firstJitter: 0, maxAttempts: 3, onRetry: (n, d) => waits.push([n, d]) });
+    const strategy = ioredisRetryStrategy({
+      backoff: constantBackoff(100),
+      firstJitter: 0,
+      maxAttempts: 3,
+      onRetry: (n, d) => waits.push([n, d]),
+    });
     expect([1, 2, 3, 4].map((n) => strategy(n))).toEqual([100, 100, 100, null]);
-    expect(waits).toEqual([[1, 100], [2, 100], [3, 100]]);
+    expect(waits).toEqual([
+      [1, 100],
+      [2, 100],
+      [3, 100],
+    ]);
     expect(ioredisRetryStrategy({ backoff: grpcBackoff({ initialBackoff: 50 }), firstJitter: 0 })(1)).toBe(50);
   });
 

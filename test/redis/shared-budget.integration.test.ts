@@ -7,7 +7,14 @@ import { defer, firstValueFrom, throwError } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionManager, constantBackoff } from '../../src/index.js';
 import { sharedRatioBudget, sharedTokenBucketBudget, type SharedRetryBudget } from '../../src/redis/index.js';
-import { HttpResponseError, budgetedConnector, isRetryThrottledError, retry, retryBackoff, type RetryError } from '../../src/retry/index.js';
+import {
+  HttpResponseError,
+  budgetedConnector,
+  isRetryThrottledError,
+  retry,
+  retryBackoff,
+  type RetryError,
+} from '../../src/retry/index.js';
 import { createFakeConnector } from '../../src/testing/index.js';
 import { type RedisServer, skipWithoutRedis, startRedisServer } from '../support/redis-server.js';
 import { until } from '../bullmq/support.js';
@@ -119,7 +126,9 @@ describe.skipIf(skip)('shared retry budgets on a real redis-server', () => {
       gauge?.({ observe: (v) => (value = v) });
       return value;
     };
-    const budget = track(sharedRatioBudget({ redis: client(), key: 'outage', minRetries: 1, syncInterval: 50, syncTimeout: 200, meter }));
+    const budget = track(
+      sharedRatioBudget({ redis: client(), key: 'outage', minRetries: 1, syncInterval: 50, syncTimeout: 200, meter }),
+    );
     const modes: string[] = [];
     budget.mode$.subscribe((m) => modes.push(m));
     await shared(budget);
@@ -141,7 +150,9 @@ describe.skipIf(skip)('shared retry budgets on a real redis-server', () => {
   });
 
   it('the same object plugs into retry(), retryBackoff() and budgetedConnector()', async () => {
-    const budget = track(sharedRatioBudget({ redis: client(), key: 'plug', ratio: 0, minRetries: 2, syncInterval: 50 }));
+    const budget = track(
+      sharedRatioBudget({ redis: client(), key: 'plug', ratio: 0, minRetries: 2, syncInterval: 50 }),
+    );
     await shared(budget);
     let calls = 0;
     const error = await retry(
@@ -154,12 +165,18 @@ describe.skipIf(skip)('shared retry budgets on a real redis-server', () => {
     expect(error.reason).toBe('throttled');
     expect(calls).toBe(3); // two retries allowed, the third refused
     const failing = defer(() => throwError(() => new HttpResponseError({ status: 503, headers: new Headers() })));
-    const piped = await firstValueFrom(failing.pipe(retryBackoff({ budget, maxAttempts: 10, backoff: constantBackoff(1) }))).catch((e: unknown) => e as RetryError);
+    const piped = await firstValueFrom(
+      failing.pipe(retryBackoff({ budget, maxAttempts: 10, backoff: constantBackoff(1) })),
+    ).catch((e: unknown) => e as RetryError);
     expect(piped.reason).toBe('throttled');
     const fake = createFakeConnector((attempt) => {
       attempt.fail(new Error('ECONNREFUSED'));
     });
-    const manager = new ConnectionManager({ connector: budgetedConnector(fake.connector, budget), backoff: constantBackoff(5), minConnectTimeout: 1 });
+    const manager = new ConnectionManager({
+      connector: budgetedConnector(fake.connector, budget),
+      backoff: constantBackoff(5),
+      minConnectTimeout: 1,
+    });
     let refused = 0;
     manager.state$.subscribe((s) => {
       if (s.state === 'TRANSIENT_FAILURE' && isRetryThrottledError(s.lastError)) refused += 1;
@@ -175,6 +192,8 @@ describe.skipIf(skip)('shared retry budgets on a real redis-server', () => {
     expect(() => sharedRatioBudget({ redis: {} as never, key: 'k' })).toThrow(/"redis"/);
     expect(() => sharedRatioBudget({ redis: client(), key: '' })).toThrow(/"key".*""/);
     expect(() => sharedRatioBudget({ redis: client(), key: 'k', syncInterval: 0 })).toThrow(/"syncInterval".*0/);
-    expect(() => sharedTokenBucketBudget({ redis: client(), key: 'k', maxTokens: 2000, tokenRatio: 1 })).toThrow(/"maxTokens".*2000/);
+    expect(() => sharedTokenBucketBudget({ redis: client(), key: 'k', maxTokens: 2000, tokenRatio: 1 })).toThrow(
+      /"maxTokens".*2000/,
+    );
   });
 });

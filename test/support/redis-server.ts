@@ -10,7 +10,11 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
 /** The redis-server binary, if one is installed. */
-export const redisServerPath: string | undefined = ['/usr/bin', '/usr/local/bin', ...(process.env['PATH'] ?? '').split(delimiter)]
+export const redisServerPath: string | undefined = [
+  '/usr/bin',
+  '/usr/local/bin',
+  ...(process.env['PATH'] ?? '').split(delimiter),
+]
   .map((dir) => join(dir, 'redis-server'))
   .find((path) => existsSync(path));
 
@@ -40,15 +44,24 @@ export async function startRedisServer(options: { persistent?: boolean } = {}): 
   const dir = mkdtempSync(join(tmpdir(), 'redialer-redis-'));
   const socket = join(dir, 'redis.sock');
   const args = [
-    '--port', '0',
-    '--unixsocket', socket,
-    '--unixsocketperm', '700',
-    '--dir', dir,
-    '--save', '',
-    '--appendonly', options.persistent === true ? 'yes' : 'no',
-    '--appendfsync', 'always',
-    '--daemonize', 'no',
-    '--loglevel', 'warning',
+    '--port',
+    '0',
+    '--unixsocket',
+    socket,
+    '--unixsocketperm',
+    '700',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    options.persistent === true ? 'yes' : 'no',
+    '--appendfsync',
+    'always',
+    '--daemonize',
+    'no',
+    '--loglevel',
+    'warning',
   ];
   let child: ChildProcess | undefined;
   let disposed = false;

@@ -32,11 +32,11 @@ import { type QueueRateLimiter, throttleQueue } from './throttle-queue.js';
 /** The `backoff.type` that BullMQ hands to {@link JobRetries.backoffStrategy}. */
 export const REDIALER_BACKOFF_TYPE = 'redialer';
 
-/** The part of a BullMQ job the retry rules read. */
-export type JobLike = Pick<MinimalJob, 'id' | 'attemptsMade' | 'timestamp' | 'opts'>;
+/** The part of a BullMQ job the retry rules read; `T` is the job's data. */
+export type JobLike<T = unknown> = Pick<MinimalJob<T>, 'id' | 'name' | 'data' | 'attemptsMade' | 'timestamp' | 'opts'>;
 
 /** Options of {@link jobRetries} and {@link bullmqBackoff}; every time is in milliseconds. */
-export interface JobRetriesOptions {
+export interface JobRetriesOptions<T = unknown> {
   /** The schedule: the n-th retry waits the n-th step of this policy. @defaultValue `grpcBackoff()` */
   readonly backoff?: BackoffPolicy;
   /** The cap on a backoff step (BullMQ's own exponential backoff has none). @defaultValue 3600000 */
@@ -47,9 +47,9 @@ export interface JobRetriesOptions {
    * Whether a job may run again after a failure that may have reached the server: a value for every
    * job, or a function of the job (e.g. from `job.data`). @defaultValue 'idempotent'
    */
-  readonly idempotency?: Idempotency | ((job: JobLike) => Idempotency);
+  readonly idempotency?: Idempotency | ((job: JobLike<T>) => Idempotency);
   /** Whether the job carries a precondition (makes a `conditional` job retryable). @defaultValue false */
-  readonly precondition?: boolean | ((job: JobLike) => boolean);
+  readonly precondition?: boolean | ((job: JobLike<T>) => boolean);
   /** Honour `Retry-After`, gRPC pushback and a core `RetryAfterError` as a floor under the wait. @defaultValue true */
   readonly serverHints?: boolean;
   /** The longest server hint honoured; longer ones are cut to it. @defaultValue 3600000 */
@@ -167,7 +167,7 @@ function emit(sink: RetryEventSink | undefined, event: RetryEvent): void {
  * await queue.add('welcome', { to }, retries.jobOptions(8));
  * ```
  */
-export function jobRetries(options: JobRetriesOptions = {}): JobRetries {
+export function jobRetries<T = unknown>(options: JobRetriesOptions<T> = {}): JobRetries {
   const raw = checkOptionsObject('jobRetries options', options);
   const policy: JobRetryPolicy = {
     backoff: (checkPort('backoff', raw['backoff'], ['first']) as BackoffPolicy | undefined) ?? grpcBackoff(),
@@ -336,6 +336,6 @@ export function jobRetries(options: JobRetriesOptions = {}): JobRetries {
  * await queue.add('welcome', { to }, { attempts: 8, backoff: { type: 'redialer' } });
  * ```
  */
-export function bullmqBackoff(options: JobRetriesOptions = {}): BackoffStrategy {
+export function bullmqBackoff<T = unknown>(options: JobRetriesOptions<T> = {}): BackoffStrategy {
   return jobRetries(options).backoffStrategy;
 }

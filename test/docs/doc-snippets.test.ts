@@ -118,7 +118,7 @@ const diagnostics = new Map<string, TypeDiagnostic[]>();
 beforeAll(async () => {
   if (skip) return;
   packed = await packPackage();
-  for (const name of ['rxjs', '@types/node', 'undici-types', '@grpc/grpc-js', 'ws', '@types/ws', '@opentelemetry/api']) {
+  for (const name of ['rxjs', '@types/node', 'undici-types', '@grpc/grpc-js', 'ws', '@types/ws', '@opentelemetry/api', 'bullmq', 'ioredis']) {
     packed.link(name);
   }
   const { dir } = packed;

@@ -3,8 +3,8 @@
  * post's claims against the numbers.
  */
 import { seededRandom } from '../../src/simulator/seeded-random.js';
-import { lineChartSvg } from '../../src/simulator/line-chart-svg.js';
-import { smallMultiplesSvg } from '../../src/simulator/small-multiples-svg.js';
+import { lineChartSvg } from '../../src/simulator/plot/line-chart-svg.js';
+import { smallMultiplesSvg } from '../../src/simulator/plot/small-multiples-svg.js';
 import { idleShare, logLogSlope } from '../support/fit.js';
 import { absNormal } from '../support/normal-delay.js';
 import { AWS_STRATEGIES } from './aws-strategies.js';

@@ -50,6 +50,4 @@ export { signalrPolicy, SIGNALR_DEFAULT_DELAYS, SIGNALR_RULES } from './policies
 export { unfoldBackoff } from './policies/unfold-backoff.js';
 export { seededRandom } from './seeded-random.js';
 export { stormTable, stormRows, STORM_COLUMNS, renderTable } from './storm-table.js';
-export { stormSvg } from './storm-svg.js';
-export { lineChartSvg, type ChartSeries, type LineChartOptions } from './line-chart-svg.js';
-export { smallMultiplesSvg, type SmallMultiplesOptions } from './small-multiples-svg.js';
+export { stormSvg, type StormSvgOptions } from './storm-svg.js';

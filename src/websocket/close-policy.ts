@@ -33,7 +33,7 @@ export interface ClosePolicy {
 export function decideClose(event: CloseEventLike, policy: ClosePolicy): CloseDecision {
   if (policy.permanentCloseCodes.includes(event.code)) return { action: 'stop', why: 'permanent-code' };
   if (SERVER_BACKOFF_CLOSE_CODES.includes(event.code)) {
-    return { action: 'server-backoff', hintMs: parseRetryAfter(event.reason) };
+    return { action: 'server-backoff', hintMs: parseCloseReasonDelay(event.reason) };
   }
   if (policy.shouldReconnect !== undefined && !policy.shouldReconnect(event)) {
     return { action: 'stop', why: 'should-reconnect' };
@@ -51,10 +51,10 @@ const BARE_NUMBER = /^\s*(\d+(?:\.\d+)?)\s*(ms|s)?\s*$/i;
  *
  * @example
  * ```ts
- * parseRetryAfter('overloaded; retry-after=30'); // 30000
+ * parseCloseReasonDelay('overloaded; retry-after=30'); // 30000
  * ```
  */
-export function parseRetryAfter(reason: string): number | undefined {
+export function parseCloseReasonDelay(reason: string): number | undefined {
   const match = RETRY_AFTER.exec(reason) ?? BARE_NUMBER.exec(reason);
   if (match === null) return undefined;
   const value = Number(match[1]);

@@ -23,6 +23,8 @@ export interface EnvironmentLike {
 export interface EnvironmentHandlers {
   /** The page came back online. */
   online(): void;
+  /** The page went offline. */
+  offline(): void;
   /** A hidden page became visible. */
   visible(): void;
 }
@@ -32,16 +34,21 @@ export function isOffline(env: EnvironmentLike | undefined): boolean {
   return env?.navigator?.onLine === false;
 }
 
-/** Listens for `online` and `visibilitychange`; returns the function that removes both listeners. */
+/** Listens for `online`, `offline` and `visibilitychange`; returns the function that removes them all. */
 export function watchEnvironment(env: EnvironmentLike | undefined, handlers: EnvironmentHandlers): () => void {
   const stops: (() => void)[] = [];
   if (env !== undefined && typeof env.addEventListener === 'function' && typeof env.removeEventListener === 'function') {
     const onOnline = (): void => {
       handlers.online();
     };
+    const onOffline = (): void => {
+      handlers.offline();
+    };
     env.addEventListener('online', onOnline);
+    env.addEventListener('offline', onOffline);
     stops.push(() => {
       env.removeEventListener?.('online', onOnline);
+      env.removeEventListener?.('offline', onOffline);
     });
   }
   const doc = env?.document;

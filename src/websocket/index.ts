@@ -11,6 +11,7 @@ export {
   type DropReason,
   type EventHandler,
   type Listener,
+  type ListenerOptions,
   type PauseInfo,
   type ReconnectingWebSocketEventMap,
   type SendStatus,
@@ -21,12 +22,14 @@ export {
   DEFAULT_PERMANENT_CLOSE_CODES,
   SERVER_BACKOFF_CLOSE_CODES,
   decideClose,
-  parseRetryAfter,
+  parseCloseReasonDelay,
   serverBackoffDelay,
   type CloseDecision,
   type ClosePolicy,
 } from './close-policy.js';
 export { WebSocketCloseError, isWebSocketCloseError } from './websocket-close-error.js';
+export { HeartbeatTimeoutError, isHeartbeatTimeoutError } from './heartbeat-timeout-error.js';
+export type { HeartbeatOptions } from './heartbeat.js';
 export type { EnvironmentLike, EventTargetLike } from './environment-watch.js';
 export {
   ReadyState,

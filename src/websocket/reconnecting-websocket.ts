@@ -7,16 +7,25 @@
 import { type Observable, ReplaySubject } from 'rxjs';
 import { ConnectionManager } from '../connection-manager.js';
 import type { ConnectionSnapshot } from '../connection-snapshot.js';
-import type { AttemptContext } from '../connector.js';
 import { defineDispose, type DisposableWhereDeclared } from '../dispose.js';
-import { PermanentError, permanent } from '../errors/permanent-error.js';
+import { permanent } from '../errors/permanent-error.js';
 import { isRetryAfterError, retryAfter } from '../errors/retry-after-error.js';
 import { checkNumber } from '../validate.js';
 import { decideClose, serverBackoffDelay } from './close-policy.js';
 import { isOffline, watchEnvironment } from './environment-watch.js';
+import { type Heartbeat, startHeartbeat } from './heartbeat.js';
+import { HeartbeatTimeoutError } from './heartbeat-timeout-error.js';
+import { toMessage } from './message-payload.js';
 import { OutboundQueue } from './outbound-queue.js';
 import { WebSocketCloseError } from './websocket-close-error.js';
-import { type SocketHooks, createWebSocketConnector } from './websocket-connector.js';
+import {
+  type AnnouncedEvent,
+  type Release,
+  type SocketControl,
+  type SocketHooks,
+  abnormalClose,
+  createWebSocketConnector,
+} from './websocket-connector.js';
 import { type ReconnectingWebSocketOptions, type ResolvedWebSocketOptions, resolveWebSocketOptions } from './websocket-options.js';
 import {
   type CloseEventLike,
@@ -30,8 +39,8 @@ import {
 } from './websocket-types.js';
 
 /**
- * Why attempts are on hold while the manager is IDLE: `navigator.onLine === false`; the next attempt
- * starts on `online`. (A server-directed wait is an ordinary TRANSIENT_FAILURE whose `lastError` is a
+ * Why attempts are on hold while the manager is IDLE (paused): `navigator.onLine === false`; the
+ * next attempt starts on `online`. (A server-directed wait is an ordinary TRANSIENT_FAILURE whose `lastError` is a
  * RetryAfterError and whose `nextAttemptAt` honours the server's delay.)
  */
 export interface PauseInfo {
@@ -85,8 +94,33 @@ export type EventHandler<E> = { bivarianceHack(event: E): void }['bivarianceHack
 /** A listener: a function or an object with `handleEvent`, as for EventTarget. */
 export type Listener<E> = EventHandler<E> | { handleEvent(event: E): void };
 
+/**
+ * The options of `addEventListener`, as for EventTarget: `once` removes the listener after its first
+ * call, `signal` removes it when aborted. `capture` and `passive` mean nothing here and are ignored.
+ */
+export interface ListenerOptions {
+  readonly once?: boolean;
+  readonly signal?: AbortSignal;
+  readonly capture?: boolean;
+  readonly passive?: boolean;
+}
+
 type EventType = keyof ReconnectingWebSocketEventMap;
-type ListenerMap = { [K in EventType]: Listener<ReconnectingWebSocketEventMap[K]>[] };
+interface Registration {
+  readonly listener: Listener<never>;
+  readonly once: boolean;
+  readonly detach: (() => void) | undefined;
+}
+type ListenerMap = Record<EventType, Registration[]>;
+
+/** The close event announced when the heartbeat finds a connection dead. */
+const HEARTBEAT_CLOSE = Object.freeze({ type: 'close', code: 4000, reason: 'heartbeat timeout', wasClean: false });
+
+/** What the socket's error event says, as the `cause` of the WebSocketCloseError it led to. */
+function errorCause(event: ErrorEventLike): unknown {
+  if (event.error !== undefined) return event.error;
+  return typeof event.message === 'string' && event.message !== '' ? new Error(event.message) : event;
+}
 
 function checkCloseCode(code: number | undefined): void {
   if (code === undefined) return;
@@ -131,11 +165,11 @@ export class ReconnectingWebSocket {
 
   /** Called when a socket opens (after the queue has been flushed into it). */
   onopen: EventHandler<WebSocketEventLike> | null = null;
-  /** Called for every socket's close event, once. */
+  /** Called once for every socket's end: its close event, or the close that the client announces for it. */
   onclose: EventHandler<CloseEventLike> | null = null;
   /** Called for each message received. */
   onmessage: EventHandler<MessageEventLike> | null = null;
-  /** Called for a socket's error events while it is in use (a `close` event follows). */
+  /** Called for a socket's error event while it is in use, and for a connect timeout (a `close` event follows). */
   onerror: EventHandler<ErrorEventLike> | null = null;
   /** Called once for each message that will never be sent. */
   ondrop: EventHandler<DropEvent> | null = null;
@@ -157,20 +191,23 @@ export class ReconnectingWebSocket {
   #socket: WebSocketLike | undefined;
   #lastSocket: WebSocketLike | undefined;
   #binaryType: string | undefined;
-  #pause: PauseInfo | undefined;
+  #heartbeat: Heartbeat | undefined;
   #stopWatching: (() => void) | undefined;
-  #release: { code?: number; reason?: string } = {};
+  /** Why the client is letting go of its socket (set around close() and reconnect()). */
+  #releasing: ({ readonly kind: 'close' | 'reconnect' } & Omit<Release, 'mode' | 'events'>) | undefined;
+  /** Events for the application that wait for the state they lead to. */
+  readonly #announced: AnnouncedEvent[] = [];
 
-  constructor(url: UrlProvider, protocols?: string | string[], options?: ReconnectingWebSocketOptions) {
+  constructor(url: UrlProvider, protocols?: string | string[] | null, options?: ReconnectingWebSocketOptions) {
     if (typeof url !== 'string' && typeof url !== 'function') {
       throw new TypeError(`redialer: url must be a string or a function returning one, got ${typeof url}`);
     }
-    if (protocols !== undefined && typeof protocols !== 'string' && !Array.isArray(protocols)) {
+    if (protocols !== undefined && protocols !== null && typeof protocols !== 'string' && !Array.isArray(protocols)) {
       throw new TypeError(`redialer: protocols must be a string or an array of strings, got ${typeof protocols}`);
     }
     this.#url = url;
-    // reconnecting-websocket passes protocols only when given; an empty list means none.
-    this.#protocols = Array.isArray(protocols) && protocols.length === 0 ? undefined : protocols;
+    // reconnecting-websocket passes protocols only when given; null or an empty list means none.
+    this.#protocols = protocols === null || (Array.isArray(protocols) && protocols.length === 0) ? undefined : protocols;
     this.#options = resolveWebSocketOptions(options);
     this.#queue = new OutboundQueue(this.#options.maxEnqueuedMessages, this.#options.maxEnqueuedBytes);
     this.state$ = this.#subject.asObservable();
@@ -183,9 +220,14 @@ export class ReconnectingWebSocket {
     return this.#current;
   }
 
-  /** Retries in the current backoff cycle: the attempt number minus one (0 after a reset). */
+  /**
+   * Retries in the current backoff cycle, counted as reconnecting-websocket counts them: the attempt
+   * number minus one while connecting or open; while waiting to retry (and so in the `error` and
+   * `close` events of a failed attempt), the number of the retry to come. 0 after a reset.
+   */
   get retryCount(): number {
-    return Math.max(0, this.#current.attempt - 1);
+    const snapshot = this.#current;
+    return snapshot.state === 'TRANSIENT_FAILURE' ? snapshot.attempt : Math.max(0, snapshot.attempt - 1);
   }
 
   /**
@@ -248,16 +290,22 @@ export class ReconnectingWebSocket {
   /**
    * Sends `data` if the socket is open and nothing is queued before it; otherwise queues it for the
    * next open, in order. A message that cannot be queued (the queue is full, or the client is closed)
-   * is rejected with a `drop` event: none is dropped silently.
+   * is rejected with a `drop` event: none is dropped silently. As with WebSocket, a value that is
+   * neither a string nor binary data is sent as its string (`send(42)` sends `'42'`).
+   *
+   * @throws TypeError when called without a message, or with a symbol; nothing is queued.
    */
   send(data: Message): SendStatus {
-    if (this.#current.state === 'SHUTDOWN') return this.#drop(data, 'closed');
+    // WebSocket's send() tells send() from send(undefined).
+    if (arguments.length === 0) throw new TypeError('redialer: send() needs a message, got no argument');
+    const message = toMessage(data);
+    if (this.#current.state === 'SHUTDOWN') return this.#drop(message, 'closed');
     const socket = this.#socket;
     if (socket?.readyState === ReadyState.OPEN && this.#queue.length === 0) {
-      socket.send(data);
+      socket.send(message);
       return 'sent';
     }
-    return this.#queue.offer(data) ? 'queued' : this.#drop(data, 'queue-full');
+    return this.#queue.offer(message) ? 'queued' : this.#drop(message, 'queue-full');
   }
 
   /**
@@ -267,18 +315,21 @@ export class ReconnectingWebSocket {
    */
   close(code = 1000, reason?: string): void {
     checkCloseCode(code);
-    this.#release = reason === undefined ? { code } : { code, reason };
-    this.#clearPause();
-    this.#manager.shutdown();
+    this.#releasing = reason === undefined ? { kind: 'close', code } : { kind: 'close', code, reason };
+    try {
+      this.#manager.shutdown();
+    } finally {
+      this.#releasing = undefined;
+    }
   }
 
   /**
-   * Closes the current socket, if any, and connects again at once with a fresh backoff; after
-   * close() or giving up, starts again.
+   * Closes the current socket, if any, with `code` (default 1000) and `reason`, dispatching its
+   * `close` event at once (nothing more is heard from that socket), and connects again at once with
+   * a fresh backoff; after close() or giving up, starts again.
    */
   reconnect(code?: number, reason?: string): void {
     checkCloseCode(code);
-    this.#clearPause();
     if (this.#current.state === 'SHUTDOWN') {
       this.#startSession();
       this.#manager.connect();
@@ -286,11 +337,13 @@ export class ReconnectingWebSocket {
     }
     const manager = this.#manager;
     const state = this.#current.state;
-    if (state === 'READY' || state === 'CONNECTING') {
-      // idle() closes the socket synchronously; the code and reason apply to that socket only.
-      this.#release = { ...(code === undefined ? {} : { code }), ...(reason === undefined ? {} : { reason }) };
-      manager.idle();
-      this.#release = {};
+    if (state === 'READY' || state === 'CONNECTING' || this.#current.pause !== undefined) {
+      this.#releasing = { kind: 'reconnect', ...(code === undefined ? {} : { code }), ...(reason === undefined ? {} : { reason }) };
+      try {
+        manager.idle();
+      } finally {
+        this.#releasing = undefined;
+      }
     }
     manager.resetBackoff();
     manager.connect();
@@ -301,23 +354,54 @@ export class ReconnectingWebSocket {
     this.#manager.resetBackoff();
   }
 
-  /** Adds a listener (a listener added twice is called twice, as in reconnecting-websocket). */
-  addEventListener<K extends EventType>(type: K, listener: Listener<ReconnectingWebSocketEventMap[K]>): void {
-    const list = this.#listeners[type] as Listener<ReconnectingWebSocketEventMap[K]>[] | undefined;
-    list?.push(listener);
+  /**
+   * Adds a listener (a listener added twice is called twice, as in reconnecting-websocket). With
+   * `{ once: true }` it is removed after its first call; with `{ signal }`, when the signal aborts.
+   */
+  addEventListener<K extends EventType>(
+    type: K,
+    listener: Listener<ReconnectingWebSocketEventMap[K]>,
+    options?: boolean | ListenerOptions,
+  ): void {
+    const list = this.#listeners[type] as Registration[] | undefined;
+    if (list === undefined) return;
+    const { once = false, signal } = typeof options === 'object' ? options : {};
+    if (signal?.aborted === true) return;
+    let detach: (() => void) | undefined;
+    const registration: Registration = {
+      listener,
+      once,
+      get detach() {
+        return detach;
+      },
+    };
+    if (signal !== undefined) {
+      const onAbort = (): void => {
+        this.#unregister(list, registration);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      detach = () => {
+        signal.removeEventListener('abort', onAbort);
+      };
+    }
+    list.push(registration);
   }
 
-  /** Removes every registration of `listener` for `type`. */
+  /** Removes every registration of `listener` for `type` (`options` are accepted and ignored). */
+  removeEventListener<K extends EventType>(
+    type: K,
+    listener: Listener<ReconnectingWebSocketEventMap[K]>,
+    options?: boolean | ListenerOptions,
+  ): void;
   removeEventListener<K extends EventType>(type: K, listener: Listener<ReconnectingWebSocketEventMap[K]>): void {
-    const list = this.#listeners[type] as Listener<ReconnectingWebSocketEventMap[K]>[] | undefined;
-    if (list === undefined) return;
-    for (let i = list.indexOf(listener); i !== -1; i = list.indexOf(listener)) list.splice(i, 1);
+    const list = this.#listeners[type] as Registration[] | undefined;
+    for (const registration of list?.filter((r) => r.listener === listener) ?? []) this.#unregister(list ?? [], registration);
   }
 
   /** Calls the listeners of `event.type` (not the `on…` handler), as reconnecting-websocket does. */
   dispatchEvent(event: WebSocketEventLike): boolean {
-    const list = (this.#listeners as Record<string, Listener<WebSocketEventLike>[] | undefined>)[event.type];
-    for (const listener of list?.slice() ?? []) this.#call(listener, event);
+    const list = (this.#listeners as Partial<Record<string, Registration[]>>)[event.type];
+    if (list !== undefined) this.#dispatch(list, event);
     return true;
   }
 
@@ -333,6 +417,7 @@ export class ReconnectingWebSocket {
       backoff: options.backoff,
       minConnectTimeout: options.connectionTimeout,
       minUptime: options.minUptime,
+      maxRetries: options.maxRetries,
       scheduler: options.scheduler,
       random: options.random,
       trace: (entry) => {
@@ -341,11 +426,14 @@ export class ReconnectingWebSocket {
       },
     });
     this.#manager = manager;
-    this.#release = {};
-    if (options.pauseWhileOffline || options.retryOnVisible) {
+    if (options.pauseWhileOffline && isOffline(options.environment)) manager.pause();
+    if (options.pauseWhileOffline || options.retryOnVisible || options.heartbeat !== undefined) {
       this.#stopWatching = watchEnvironment(options.environment, {
         online: () => {
           this.#onOnline(manager);
+        },
+        offline: () => {
+          if (manager === this.#manager && options.pauseWhileOffline) manager.pause();
         },
         visible: () => {
           this.#onVisible(manager);
@@ -358,16 +446,19 @@ export class ReconnectingWebSocket {
   }
 
   #onSnapshot(snapshot: ConnectionSnapshot<WebSocketLike>): void {
-    if (snapshot.state !== 'READY') this.#socket = undefined;
-    // A parked attempt (offline) is shown as IDLE with its pause, never as CONNECTING.
-    if (snapshot.state === 'CONNECTING' && this.#pause !== undefined) return;
+    if (snapshot.state !== 'READY') {
+      this.#socket = undefined;
+      this.#heartbeat?.stop();
+      this.#heartbeat = undefined;
+    }
     if (snapshot.state === 'SHUTDOWN') {
-      this.#clearPause();
       this.#stopWatching?.();
       this.#stopWatching = undefined;
     }
-    this.#current = { ...snapshot, pause: snapshot.state === 'IDLE' ? this.#pause : undefined };
+    const paused = snapshot.state === 'IDLE' && snapshot.paused === true;
+    this.#current = { ...snapshot, pause: paused ? { reason: 'offline' } : undefined };
     this.#subject.next(this.#current);
+    this.#flushAnnounced();
     if (snapshot.state === 'SHUTDOWN') {
       for (const item of this.#queue.clear()) this.#drop(item.data, 'closed');
     }
@@ -375,84 +466,126 @@ export class ReconnectingWebSocket {
 
   #hooks(): SocketHooks {
     return {
-      beforeAttempt: (context) => this.#beforeAttempt(context),
       created: (socket) => {
         this.#lastSocket = socket;
         if (this.#binaryType !== undefined) socket.binaryType = this.#binaryType;
       },
-      open: (socket, event) => {
+      opening: (socket, control) => {
         this.#socket = socket;
+        // Queued messages go first, before READY is announced: a send() from a state$ subscriber or
+        // from onopen comes after them and is never refused by a queue that is about to drain.
         this.#flush(socket);
+        this.#startHeartbeat(socket, control);
+      },
+      open: (_socket, event) => {
         this.#emit('open', event);
       },
       message: (event) => {
-        this.#emit('message', event);
+        this.#onMessage(event);
       },
-      error: (event) => {
-        this.#emit('error', event);
+      ended: (close, error, opened) => this.#ended(close, error, opened),
+      announce: (events) => {
+        this.#announce(events);
       },
-      closed: (event, opened, context) => this.#closed(event, opened, context),
-      notifyClose: (event) => {
+      released: () => this.#released(),
+      closedLate: (event) => {
         this.#emit('close', event);
       },
-      releaseArgs: () => this.#release,
     };
   }
 
-  #beforeAttempt(context: AttemptContext): 'go' | 'park' | Error {
-    const options = this.#options;
-    if (context.attempt - 1 > options.maxRetries) {
-      return new PermanentError(`redialer: gave up after ${String(options.maxRetries)} retries (option "maxRetries")`, {
-        cause: this.#current.lastError,
-      });
-    }
-    if (options.pauseWhileOffline && isOffline(options.environment)) {
-      this.#pause = { reason: 'offline' };
-      this.#manager.idle();
-      return 'park';
-    }
-    return 'go';
+  #startHeartbeat(socket: WebSocketLike, control: SocketControl): void {
+    const config = this.#options.heartbeat;
+    if (config === undefined) return;
+    this.#heartbeat?.stop();
+    this.#heartbeat = startHeartbeat(socket, config, {
+      scheduler: this.#options.scheduler,
+      random: this.#options.random,
+      dead: (silence) => {
+        control.fail(new HeartbeatTimeoutError(silence), HEARTBEAT_CLOSE);
+      },
+      report,
+    });
   }
 
-  #closed(event: CloseEventLike, opened: boolean, context: AttemptContext): unknown {
+  #onMessage(event: MessageEventLike): void {
+    this.#heartbeat?.alive();
+    const isPong = this.#options.heartbeat?.isPong;
+    if (isPong !== undefined) {
+      try {
+        if (isPong(event.data)) return;
+      } catch (error) {
+        report(error);
+      }
+    }
+    this.#emit('message', event);
+  }
+
+  #ended(close: CloseEventLike, errorEvent: ErrorEventLike | undefined, opened: boolean): unknown {
     this.#socket = undefined;
     const options = this.#options;
-    const error = new WebSocketCloseError(event, opened);
-    const decision = decideClose(event, options);
+    const error = new WebSocketCloseError(close, opened, errorEvent === undefined ? undefined : errorCause(errorEvent));
+    const decision = decideClose(close, options);
     if (decision.action === 'stop') return permanent(error);
     if (decision.action === 'server-backoff') {
       // The manager waits at least this long (longer if its own backoff says so) in TRANSIENT_FAILURE.
       return retryAfter(error, serverBackoffDelay(decision.hintMs, options, options.random));
     }
-    const snapshot = this.#current;
-    const stable = opened && snapshot.state === 'READY' && options.scheduler.now() - snapshot.since >= options.minUptime;
-    if (!stable && context.attempt - 1 >= options.maxRetries) {
-      return new PermanentError(`redialer: gave up after ${String(options.maxRetries)} retries (option "maxRetries")`, { cause: error });
-    }
     return error;
+  }
+
+  /** How to let go of the live socket: as close() or reconnect() asked, or (a cut attempt) as a timeout. */
+  #released(): Release {
+    const releasing = this.#releasing;
+    if (releasing?.kind === 'close') {
+      return { mode: 'late', ...pick(releasing), events: [] };
+    }
+    if (releasing?.kind === 'reconnect') {
+      // As reconnecting-websocket: the old socket's close is dispatched now, and nothing more of it.
+      const code = releasing.code ?? 1000;
+      const close: CloseEventLike = { type: 'close', code, reason: releasing.reason ?? '', wasClean: true };
+      return { mode: 'now', ...pick({ ...releasing, code }), events: [['close', close]] };
+    }
+    // The manager cut the attempt at its deadline: reconnecting-websocket's TIMEOUT error, then a close.
+    const timeout = new Error('TIMEOUT');
+    return { mode: 'now', events: [['error', { type: 'error', message: timeout.message, error: timeout }], ['close', abnormalClose('timeout')]] };
+  }
+
+  #announce(events: readonly AnnouncedEvent[]): void {
+    if (events.length === 0) return;
+    this.#announced.push(...events);
+    // Normally dispatched right after the state they lead to is published; at the latest, now.
+    queueMicrotask(() => {
+      this.#flushAnnounced();
+    });
+  }
+
+  #flushAnnounced(): void {
+    for (let next = this.#announced.shift(); next !== undefined; next = this.#announced.shift()) {
+      if (next[0] === 'error') this.#emit('error', next[1]);
+      else this.#emit('close', next[1]);
+    }
   }
 
   #onOnline(manager: ConnectionManager<WebSocketLike>): void {
     if (manager !== this.#manager) return;
-    if (this.#pause?.reason === 'offline') {
-      this.#pause = undefined;
-      manager.resetBackoff();
-      manager.connect();
-    } else if (this.#current.state === 'TRANSIENT_FAILURE' && !isRetryAfterError(this.#current.lastError)) {
+    this.#heartbeat?.check();
+    if (this.#current.pause !== undefined || manager.snapshot.state !== 'TRANSIENT_FAILURE') {
+      if (this.#options.pauseWhileOffline) manager.resume();
+    } else if (!isRetryAfterError(this.#current.lastError)) {
       // Coming back online retries at once, but a wait the server asked for is respected.
       manager.resetBackoff();
     }
   }
 
   #onVisible(manager: ConnectionManager<WebSocketLike>): void {
-    if (manager !== this.#manager || !this.#options.retryOnVisible) return;
+    if (manager !== this.#manager) return;
+    // Background tabs throttle timers: a connection that died meanwhile is found now.
+    this.#heartbeat?.check();
+    if (!this.#options.retryOnVisible) return;
     const snapshot = this.#current;
     if (snapshot.state !== 'TRANSIENT_FAILURE' || isRetryAfterError(snapshot.lastError)) return;
     if (snapshot.nextAttemptAt - this.#options.scheduler.now() > this.#options.visibleRetryThreshold) manager.resetBackoff();
-  }
-
-  #clearPause(): void {
-    this.#pause = undefined;
   }
 
   #flush(socket: WebSocketLike): void {
@@ -470,7 +603,22 @@ export class ReconnectingWebSocket {
   #emit<K extends EventType>(type: K, event: ReconnectingWebSocketEventMap[K]): void {
     const handler = this[`on${type}`] as EventHandler<ReconnectingWebSocketEventMap[K]> | null;
     if (handler !== null) this.#call(handler, event);
-    for (const listener of this.#listeners[type].slice()) this.#call(listener, event);
+    this.#dispatch(this.#listeners[type], event);
+  }
+
+  #dispatch(list: Registration[], event: unknown): void {
+    for (const registration of list.slice()) {
+      if (!list.includes(registration)) continue; // removed by an earlier listener
+      if (registration.once) this.#unregister(list, registration);
+      this.#call(registration.listener, event);
+    }
+  }
+
+  #unregister(list: Registration[], registration: Registration): void {
+    const i = list.indexOf(registration);
+    if (i === -1) return;
+    list.splice(i, 1);
+    registration.detach?.();
   }
 
   #call<E>(listener: Listener<E>, event: E): void {
@@ -481,6 +629,11 @@ export class ReconnectingWebSocket {
       report(error);
     }
   }
+}
+
+/** The close code and reason of a release, without undefined members. */
+function pick(release: { readonly code?: number; readonly reason?: string }): { code?: number; reason?: string } {
+  return { ...(release.code === undefined ? {} : { code: release.code }), ...(release.reason === undefined ? {} : { reason: release.reason }) };
 }
 
 // `[Symbol.dispose]()` is `close()`, for `using` declarations; typed where the consumer's lib has it.

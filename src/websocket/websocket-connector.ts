@@ -1,11 +1,12 @@
 /**
  * The WebSocket connector: one attempt opens one socket; `open` is establishment; the socket's
- * `close` ends the attempt or the connection. It reports every socket event to the adapter through
- * hooks and owns the socket's listeners, which it removes once the socket has closed.
+ * `error` or `close`, whichever comes first, ends the attempt or the connection (Node 22's own
+ * WebSocket fires `error` without `close` when a connection is refused). It reports every socket
+ * event to the adapter through hooks and owns the socket's listeners.
  * @module
  */
 import { Observable } from 'rxjs';
-import type { AttemptContext, Connector } from '../connector.js';
+import type { Connector } from '../connector.js';
 import { permanent } from '../errors/permanent-error.js';
 import {
   type CloseEventLike,
@@ -19,32 +20,49 @@ import {
   type WebSocketLike,
 } from './websocket-types.js';
 
+/** An event for the application: dispatched once the manager has published the state it leads to. */
+export type AnnouncedEvent = readonly ['error', ErrorEventLike] | readonly ['close', CloseEventLike];
+
+/** How the adapter lets go of a live socket that the manager released. */
+export interface Release {
+  /** The close code and reason to close the socket with. */
+  readonly code?: number;
+  readonly reason?: string;
+  /**
+   * 'late': keep listening and report the socket's own `close` event when it comes (`close()`);
+   * 'now': stop listening at once and announce `events` instead (reconnect(), a cut attempt).
+   */
+  readonly mode: 'late' | 'now';
+  readonly events: readonly AnnouncedEvent[];
+}
+
+/** Lets the adapter end a live connection itself (the heartbeat found it dead). */
+export interface SocketControl {
+  /** Ends the connection with `error` for the manager, closes the socket and announces `close`. */
+  fail(error: unknown, close: CloseEventLike): void;
+}
+
 /** How the adapter takes part in each attempt. */
 export interface SocketHooks {
-  /**
-   * Before a socket is made: 'go'; 'park' to leave the attempt pending without a socket (the adapter
-   * takes the manager elsewhere); or an error to fail the attempt with.
-   */
-  beforeAttempt(context: AttemptContext): 'go' | 'park' | Error;
   /** The socket was created. */
   created(socket: WebSocketLike): void;
-  /** The socket opened; the manager is already READY. */
+  /** The socket opened; establishment is announced right after this returns (flush the queue here). */
+  opening(socket: WebSocketLike, control: SocketControl): void;
+  /** Establishment has been announced (the manager is READY). */
   open(socket: WebSocketLike, event: WebSocketEventLike): void;
+  /** A message arrived on the live socket. */
   message(event: MessageEventLike): void;
-  /** An error event while the attempt or connection was live. */
-  error(event: ErrorEventLike): void;
   /**
-   * The socket closed while live: returns the error that ends the attempt or the connection (wrap in
-   * PermanentError to stop), or undefined when the adapter has already taken the manager elsewhere.
+   * The socket ended the attempt or the connection with `close` (and `error`, when an error event
+   * came first): returns the error that the manager sees (wrap in PermanentError to stop).
    */
-  closed(event: CloseEventLike, opened: boolean, context: AttemptContext): unknown;
-  /**
-   * Every socket's close event, once, after the manager has seen it (or after the manager let go of
-   * the socket: cut, idle, close()); for the caller's onclose.
-   */
-  notifyClose(event: CloseEventLike): void;
-  /** The code and reason to close a socket with when the manager lets go of it. */
-  releaseArgs(): { readonly code?: number; readonly reason?: string };
+  ended(close: CloseEventLike, error: ErrorEventLike | undefined, opened: boolean): unknown;
+  /** Events for the application, to dispatch after the manager's next published state. */
+  announce(events: readonly AnnouncedEvent[]): void;
+  /** The manager let go of the live socket (cut, reconnect(), close()). */
+  released(socket: WebSocketLike, opened: boolean): Release;
+  /** A released socket's own `close` event, for a 'late' release. */
+  closedLate(event: CloseEventLike): void;
 }
 
 /** What the connector needs to open sockets. */
@@ -62,52 +80,86 @@ function nextUrl(provider: UrlProvider): string | Promise<string> {
   return provider();
 }
 
+/** The close event announced when the socket reported an error and no close (yet). */
+export function abnormalClose(reason = ''): CloseEventLike {
+  return { type: 'close', code: 1006, reason, wasClean: false };
+}
+
+/** Closes `socket` unless it is already closing; `terminate` (ws) also drops the TCP connection at once. */
+function closeSocket(socket: WebSocketLike, code: number | undefined, reason: string | undefined, terminate = false): void {
+  try {
+    if (socket.readyState !== ReadyState.CLOSING && socket.readyState !== ReadyState.CLOSED) socket.close(code, reason);
+    const ws = socket as WebSocketLike & { terminate?: () => void };
+    if (terminate && typeof ws.terminate === 'function') ws.terminate();
+  } catch {
+    // A socket that cannot be closed any more is already on its way out.
+  }
+}
+
 /** Creates the connector; each subscription is one attempt and, once open, one connection. */
 export function createWebSocketConnector(config: WebSocketConnectorConfig): Connector<WebSocketLike> {
   const { hooks } = config;
-  return (context) =>
+  return () =>
     new Observable<WebSocketLike>((subscriber) => {
-      const verdict = hooks.beforeAttempt(context);
-      if (verdict === 'park') return undefined;
-      if (verdict !== 'go') {
-        subscriber.error(verdict);
-        return undefined;
-      }
       let socket: WebSocketLike | undefined;
       let opened = false;
-      let released = false;
+      // Set once the attempt or connection has ended, by the socket or by the manager.
+      let ended = false;
+      // Whether the socket's own close event is still wanted (a 'late' release).
+      let late = false;
 
+      const end = (error: unknown, events: readonly AnnouncedEvent[]): void => {
+        ended = true;
+        hooks.announce(events);
+        subscriber.error(error);
+      };
+      const control: SocketControl = {
+        fail: (error, close) => {
+          if (ended || socket === undefined) return;
+          stopListening();
+          closeSocket(socket, close.code, close.reason, true);
+          end(error, [['close', close]]);
+        },
+      };
+
+      // Whether the attempt or connection is still on (a subscriber of READY may have ended it).
+      const live = (): boolean => !ended;
       const onOpen = (event: WebSocketEventLike): void => {
-        if (released || socket === undefined) return;
+        if (ended || socket === undefined) return;
         opened = true;
+        hooks.opening(socket, control);
         subscriber.next(socket);
-        hooks.open(socket, event);
+        if (live()) hooks.open(socket, event);
       };
       const onMessage = (event: MessageEventLike): void => {
-        if (!released) hooks.message(event);
+        if (!ended) hooks.message(event);
       };
-      // After release, error events are the consequence of our own close (`ws` emits one when a
-      // connecting socket is closed); the listener stays until `close` so that `ws` never sees an
-      // unhandled 'error'.
+      // Stays attached to the end: `ws` throws on an 'error' event that nobody listens to, and a
+      // socket we closed while connecting emits one.
       const onError = (event: ErrorEventLike): void => {
-        if (!released) hooks.error(event);
+        if (ended || socket === undefined) return;
+        const close = abnormalClose();
+        stopListening();
+        closeSocket(socket, undefined, undefined);
+        end(hooks.ended(close, event, opened), [['error', event], ['close', close]]);
       };
       const onClose = (event: CloseEventLike): void => {
-        detach();
-        if (!released) {
-          released = true;
-          const error = hooks.closed(event, opened, context);
-          if (error !== undefined) subscriber.error(error);
+        stopListening();
+        socket?.removeEventListener('error', onError);
+        socket?.removeEventListener('close', onClose);
+        if (late) {
+          late = false;
+          hooks.closedLate(event);
+        } else if (!ended) {
+          end(hooks.ended(event, undefined, opened), [['close', event]]);
         }
-        hooks.notifyClose(event);
       };
+      // The error and close listeners stay until the socket's close event, to hear its end.
       const listeners: [string, SocketListener][] = [
         ['open', onOpen],
         ['message', onMessage],
-        ['error', onError],
-        ['close', onClose],
       ];
-      const detach = (): void => {
+      const stopListening = (): void => {
         for (const [type, listener] of listeners) socket?.removeEventListener(type, listener);
       };
 
@@ -126,6 +178,8 @@ export function createWebSocketConnector(config: WebSocketConnectorConfig): Conn
           return;
         }
         for (const [type, listener] of listeners) socket.addEventListener(type, listener);
+        socket.addEventListener('error', onError);
+        socket.addEventListener('close', onClose);
         hooks.created(socket);
       };
 
@@ -144,17 +198,18 @@ export function createWebSocketConnector(config: WebSocketConnectorConfig): Conn
       }
 
       return () => {
-        if (released) return;
-        released = true;
+        if (ended) return;
+        ended = true;
         if (socket === undefined) return;
         if (socket.readyState === ReadyState.CLOSED) {
-          detach();
+          onClose(abnormalClose());
           return;
         }
-        if (socket.readyState !== ReadyState.CLOSING) {
-          const { code, reason } = hooks.releaseArgs();
-          socket.close(code, reason);
-        }
+        const release = hooks.released(socket, opened);
+        if (release.mode === 'late') late = true;
+        else stopListening();
+        closeSocket(socket, release.code, release.reason);
+        hooks.announce(release.events);
       };
     });
 }

@@ -19,6 +19,8 @@ import {
 } from '../validate.js';
 import { DEFAULT_PERMANENT_CLOSE_CODES } from './close-policy.js';
 import type { EnvironmentLike } from './environment-watch.js';
+import type { HeartbeatConfig, HeartbeatOptions } from './heartbeat.js';
+import { toMessage } from './message-payload.js';
 import type { CloseEventLike, WebSocketConstructor } from './websocket-types.js';
 
 /** Options of {@link ReconnectingWebSocket}; every time is in milliseconds. */
@@ -28,7 +30,10 @@ export interface ReconnectingWebSocketOptions {
    * @defaultValue the global `WebSocket` (browsers, Node >= 22)
    */
   readonly WebSocket?: WebSocketConstructor;
-  /** Wait after the first failed attempt (gRPC's initial backoff). @defaultValue 1000 */
+  /**
+   * Wait after the first failed attempt (gRPC's initial backoff). @defaultValue 1000, or
+   * `maxReconnectionDelay` when that is given and smaller
+   */
   readonly minReconnectionDelay?: number;
   /** Cap on the un-jittered wait (gRPC's max backoff). @defaultValue 120000 */
   readonly maxReconnectionDelay?: number;
@@ -78,6 +83,12 @@ export interface ReconnectingWebSocketOptions {
   readonly retryOnVisible?: boolean;
   /** The wait beyond which `retryOnVisible` cuts it short. @defaultValue 5000 */
   readonly visibleRetryThreshold?: number;
+  /**
+   * Detect dead connections: a connection from which nothing has arrived for `interval + timeout` ms
+   * is closed with code 4000 and reconnected with backoff (`lastError` a HeartbeatTimeoutError). With
+   * `ws`, protocol pings; elsewhere the `ping` message. @defaultValue off
+   */
+  readonly heartbeat?: HeartbeatOptions | false;
   /** The global scope to watch for online/offline and visibility. @defaultValue `globalThis` */
   readonly environment?: EnvironmentLike;
   /** The clock and timers. @defaultValue `asyncScheduler` */
@@ -100,6 +111,8 @@ export const WEBSOCKET_DEFAULTS = Object.freeze({
   maxEnqueuedMessages: 1000,
   maxEnqueuedBytes: 1_048_576,
   visibleRetryThreshold: 5000,
+  heartbeatInterval: 25_000,
+  heartbeatTimeout: 20_000,
 });
 
 
@@ -122,6 +135,7 @@ export interface ResolvedWebSocketOptions {
   readonly pauseWhileOffline: boolean;
   readonly retryOnVisible: boolean;
   readonly visibleRetryThreshold: number;
+  readonly heartbeat: HeartbeatConfig | undefined;
   readonly environment: EnvironmentLike | undefined;
   readonly scheduler: SchedulerLike;
   readonly random: RandomSource;
@@ -141,6 +155,25 @@ function resolveWebSocketClass(value: unknown): WebSocketConstructor {
   return candidate as WebSocketConstructor;
 }
 
+function resolveHeartbeat(value: unknown): HeartbeatConfig | undefined {
+  if (value === undefined || value === false) return undefined;
+  const raw = checkOptionsObject('heartbeat', value);
+  const d = WEBSOCKET_DEFAULTS;
+  const ping: unknown = raw['ping'];
+  let makePing: (() => unknown) | undefined;
+  if (typeof ping === 'function') makePing = ping as () => unknown;
+  else if (ping !== undefined) {
+    const message = toMessage(ping);
+    makePing = () => message;
+  }
+  return {
+    interval: optionalNumber('heartbeat.interval', raw['interval'], d.heartbeatInterval, { min: 1, max: MAX_DELAY_MS }),
+    timeout: optionalNumber('heartbeat.timeout', raw['timeout'], d.heartbeatTimeout, { min: 0, max: MAX_DELAY_MS }),
+    ping: makePing === undefined ? undefined : () => toMessage(makePing()),
+    isPong: optionalFunction('heartbeat.isPong', raw['isPong']),
+  };
+}
+
 function resolveCodes(value: unknown): readonly number[] {
   if (value === undefined) return DEFAULT_PERMANENT_CLOSE_CODES;
   if (!Array.isArray(value)) {
@@ -155,7 +188,13 @@ function resolveCodes(value: unknown): readonly number[] {
 export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | undefined): ResolvedWebSocketOptions {
   const raw = checkOptionsObject('ReconnectingWebSocket options', options);
   const d = WEBSOCKET_DEFAULTS;
-  const minDelay = optionalNumber('minReconnectionDelay', raw['minReconnectionDelay'], d.minReconnectionDelay, { min: 0, max: MAX_DELAY_MS });
+  // As in reconnecting-websocket, a lone maxReconnectionDelay caps every wait: the default minimum
+  // follows it down.
+  const givenMax = optionalNumber('maxReconnectionDelay', raw['maxReconnectionDelay'], Infinity, { min: 0, max: MAX_DELAY_MS });
+  const minDelay = optionalNumber('minReconnectionDelay', raw['minReconnectionDelay'], Math.min(d.minReconnectionDelay, givenMax), {
+    min: 0,
+    max: MAX_DELAY_MS,
+  });
   const maxDelay = optionalNumber('maxReconnectionDelay', raw['maxReconnectionDelay'], Math.max(d.maxReconnectionDelay, minDelay), {
     min: minDelay,
     max: MAX_DELAY_MS,
@@ -192,6 +231,7 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
       min: 0,
       allowInfinity: true,
     }),
+    heartbeat: resolveHeartbeat(raw['heartbeat']),
     environment: environment,
     scheduler,
     random: optionalFunction('random', raw['random'], Math.random),

@@ -12,6 +12,7 @@ import {
   ReconnectingWebSocket,
   type SendStatus,
   type WebSocketSnapshot,
+  isHeartbeatTimeoutError,
   isWebSocketCloseError,
 } from '../../src/websocket/index.js';
 import { onSchedule, waitsAfterAttempts } from '../grpc/support/record.js';
@@ -219,7 +220,7 @@ describe('WebSocket through the fault proxy', () => {
     expect(s.connections).toBe(0);
   });
 
-  it('stall after the handshake: READY but silent; there is no heartbeat, so recovery is the application calling reconnect()', async () => {
+  it('stall after the handshake without a heartbeat: READY but silent; only the application can tell', async () => {
     const s = await server();
     const proxy = await proxyTo(s, { kind: 'stall-after-handshake' });
     const c = client(proxy.port);
@@ -228,14 +229,41 @@ describe('WebSocket through the fault proxy', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(s.received).toEqual([]);
     expect(c.socket.snapshot.state).toBe('READY'); // nothing in the WebSocket API can tell
-    // What the client must do: an application heartbeat that goes unanswered calls reconnect().
-    await proxy.setFault({ kind: 'pass' });
-    c.socket.reconnect();
-    await c.ready(2);
-    expect(c.send('after reconnect')).toBe('sent');
-    await vi.waitFor(() => { expect(s.received).toEqual(['after reconnect']); });
     // The message handed to the stalled socket is lost without a drop event (see the test above).
     expect(c.drops).toEqual([]);
+  });
+
+  it('stall after the handshake with the heartbeat: found dead within interval + timeout, closed with 4000, reconnected', async () => {
+    const interval = 400;
+    const timeout = 300;
+    // The server talks every 100 ms: none of it passes the stall.
+    const s = await server((ws) => {
+      const timer = setInterval(() => { ws.send('tick'); }, 100);
+      ws.on('close', () => { clearInterval(timer); });
+    });
+    const proxy = await proxyTo(s, { kind: 'stall-after-handshake' });
+    const c = client(proxy.port, { heartbeat: { interval, timeout } });
+    const closes: number[] = [];
+    const messages: string[] = [];
+    c.socket.addEventListener('close', (e) => closes.push(e.code));
+    c.socket.addEventListener('message', (e) => messages.push(String(e.data)));
+    await c.ready();
+    await vi.waitFor(() => { expect(c.states()).toContain('TRANSIENT_FAILURE'); }, { timeout: 10_000 });
+    const ready = c.snapshots.find((x) => x.state === 'READY');
+    const lost = c.snapshots.find((x) => x.state === 'TRANSIENT_FAILURE');
+    const detection = (lost?.since ?? 0) - (ready?.since ?? 0);
+    console.log(`stall detected ${String(detection)} ms after open (interval ${String(interval)} + timeout ${String(timeout)} ms): ${String(lost?.lastError)}`);
+    // Nothing ever arrived, so the connection is dead exactly interval + timeout after the open;
+    // the timer may run late on a loaded machine, never early.
+    expect(detection).toBeGreaterThanOrEqual(interval + timeout);
+    expect(detection).toBeLessThan(interval + timeout + 2000);
+    expect(isHeartbeatTimeoutError(lost?.lastError)).toBe(true);
+    expect(closes[0]).toBe(4000);
+    expect(messages).toEqual([]);
+    // The stall lifts: the backoff brings the client back, and the server's messages arrive.
+    await proxy.setFault({ kind: 'pass' });
+    await vi.waitFor(() => { expect(messages.length).toBeGreaterThan(0); }, { timeout: 10_000 });
+    expect(c.socket.snapshot.state).toBe('READY');
   });
 });
 

@@ -4,7 +4,7 @@ import {
   DEFAULT_PERMANENT_CLOSE_CODES,
   type CloseDecision,
   decideClose,
-  parseRetryAfter,
+  parseCloseReasonDelay,
   serverBackoffDelay,
 } from '../../src/websocket/index.js';
 
@@ -42,7 +42,7 @@ describe('decideClose', () => {
   });
 });
 
-describe('parseRetryAfter', () => {
+describe('parseCloseReasonDelay', () => {
   it.each<[string, number | undefined]>([
     ['retry-after=30', 30_000],
     ['Retry-After: 2.5', 2500],
@@ -54,7 +54,7 @@ describe('parseRetryAfter', () => {
     ['maintenance', undefined],
     ['retry-after=soon', undefined],
   ])('%j -> %s', (reason, expected) => {
-    expect(parseRetryAfter(reason)).toBe(expected);
+    expect(parseCloseReasonDelay(reason)).toBe(expected);
   });
 });
 

@@ -54,6 +54,11 @@ export class FakeSocket implements WebSocketLike {
     this.#emit('message', { type: 'message', data });
   }
 
+  /** An error event without a close (Node 22's own WebSocket on a refused connection). */
+  emitError(error?: unknown): void {
+    this.#emit('error', error === undefined ? { type: 'error' } : { type: 'error', message: (error as Error).message, error });
+  }
+
   /** The connection is refused or lost: error, then close 1006. */
   fail(): void {
     this.#emit('error', { type: 'error' });

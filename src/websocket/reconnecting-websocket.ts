@@ -192,6 +192,8 @@ export class ReconnectingWebSocket {
   #lastSocket: WebSocketLike | undefined;
   #binaryType: string | undefined;
   #heartbeat: Heartbeat | undefined;
+  /** The open socket that close() is closing, until its close event. */
+  #lingering: WebSocketLike | undefined;
   #stopWatching: (() => void) | undefined;
   /** Why the client is letting go of its socket (set around close() and reconnect()). */
   #releasing: ({ readonly kind: 'close' | 'reconnect' } & Omit<Release, 'mode' | 'events'>) | undefined;
@@ -223,17 +225,19 @@ export class ReconnectingWebSocket {
   /**
    * Retries in the current backoff cycle, counted as reconnecting-websocket counts them: the attempt
    * number minus one while connecting or open; while waiting to retry (and so in the `error` and
-   * `close` events of a failed attempt), the number of the retry to come. 0 after a reset.
+   * `close` events of a failed attempt), the number of the retry to come. 0 after a reset and while
+   * idle (also in the `close` event that `reconnect()` dispatches).
    */
   get retryCount(): number {
     const snapshot = this.#current;
-    return snapshot.state === 'TRANSIENT_FAILURE' ? snapshot.attempt : Math.max(0, snapshot.attempt - 1);
+    if (snapshot.state === 'TRANSIENT_FAILURE') return snapshot.attempt;
+    return snapshot.state === 'IDLE' ? 0 : Math.max(0, snapshot.attempt - 1);
   }
 
   /**
    * CONNECTING (0) while connecting, waiting to retry or paused; OPEN (1) while connected; CLOSING
-   * (2) while the socket closes after close(); CLOSED (3) before the first connect with
-   * `startClosed`, and after close() or giving up.
+   * (2) while an open socket closes after close() (and in the `close` event that reconnect() dispatches);
+   * CLOSED (3) before the first connect with `startClosed`, and after close() or giving up.
    */
   get readyState(): number {
     const snapshot = this.#current;
@@ -243,12 +247,13 @@ export class ReconnectingWebSocket {
       case 'CONNECTING':
       case 'TRANSIENT_FAILURE':
         return ReadyState.CONNECTING;
-      case 'IDLE':
-        return snapshot.pause === undefined ? ReadyState.CLOSED : ReadyState.CONNECTING;
-      case 'SHUTDOWN': {
-        const last = this.#lastSocket?.readyState;
-        return last === ReadyState.CLOSING || last === ReadyState.OPEN ? ReadyState.CLOSING : ReadyState.CLOSED;
+      case 'IDLE': {
+        if (snapshot.pause !== undefined) return ReadyState.CONNECTING;
+        // Within reconnect(), its close event shows the abandoned socket CLOSING, as reconnecting-websocket does.
+        return this.#lastSocket?.readyState === ReadyState.CLOSING ? ReadyState.CLOSING : ReadyState.CLOSED;
       }
+      case 'SHUTDOWN':
+        return this.#lingering === undefined ? ReadyState.CLOSED : ReadyState.CLOSING;
     }
   }
 
@@ -311,7 +316,8 @@ export class ReconnectingWebSocket {
   /**
    * Closes the socket (or abandons the attempt or the wait) and stops reconnecting. Every queued
    * message is dropped with a `drop` event; no timer, listener or socket is left once the socket's
-   * close event has been delivered. `reconnect()` starts again.
+   * close event has been delivered (an open socket's after its close handshake; a socket still
+   * connecting is abandoned at once, with a close event of code 1006). `reconnect()` starts again.
    */
   close(code = 1000, reason?: string): void {
     checkCloseCode(code);
@@ -487,8 +493,9 @@ export class ReconnectingWebSocket {
       announce: (events) => {
         this.#announce(events);
       },
-      released: () => this.#released(),
+      released: (socket, opened) => this.#released(socket, opened),
       closedLate: (event) => {
+        this.#lingering = undefined;
         this.#emit('close', event);
       },
     };
@@ -535,10 +542,16 @@ export class ReconnectingWebSocket {
   }
 
   /** How to let go of the live socket: as close() or reconnect() asked, or (a cut attempt) as a timeout. */
-  #released(): Release {
+  #released(socket: WebSocketLike, opened: boolean): Release {
     const releasing = this.#releasing;
-    if (releasing?.kind === 'close') {
+    if (releasing?.kind === 'close' && opened) {
+      // The close handshake runs; its close event is the socket's own.
+      this.#lingering = socket;
       return { mode: 'late', ...pick(releasing), events: [] };
+    }
+    if (releasing?.kind === 'close') {
+      // A socket still connecting has no handshake to wait for (and Node 22's never fires close).
+      return { mode: 'now', ...pick(releasing), events: [['close', abnormalClose()]] };
     }
     if (releasing?.kind === 'reconnect') {
       // As reconnecting-websocket: the old socket's close is dispatched now, and nothing more of it.

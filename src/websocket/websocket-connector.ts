@@ -109,13 +109,13 @@ export function createWebSocketConnector(config: WebSocketConnectorConfig): Conn
       let late = false;
 
       const end = (error: unknown, events: readonly AnnouncedEvent[]): void => {
-        ended = true;
         hooks.announce(events);
         subscriber.error(error);
       };
       const control: SocketControl = {
         fail: (error, close) => {
           if (ended || socket === undefined) return;
+          ended = true;
           stopListening();
           closeSocket(socket, close.code, close.reason, true);
           end(error, [['close', close]]);
@@ -138,6 +138,8 @@ export function createWebSocketConnector(config: WebSocketConnectorConfig): Conn
       // socket we closed while connecting emits one.
       const onError = (event: ErrorEventLike): void => {
         if (ended || socket === undefined) return;
+        // First, so that an error event dispatched by close() below (Node 22 does) is ignored.
+        ended = true;
         const close = abnormalClose();
         stopListening();
         closeSocket(socket, undefined, undefined);
@@ -151,6 +153,7 @@ export function createWebSocketConnector(config: WebSocketConnectorConfig): Conn
           late = false;
           hooks.closedLate(event);
         } else if (!ended) {
+          ended = true;
           end(hooks.ended(event, undefined, opened), [['close', event]]);
         }
       };

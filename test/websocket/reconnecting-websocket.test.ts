@@ -226,10 +226,11 @@ describe('close() and clean-up', () => {
     expect(h.socket.send('c')).toBe('rejected');
     expect(h.drops.at(-1)).toMatchObject({ data: 'c', reason: 'closed' });
     expect(h.last().closedWith).toEqual({ code: 4000, reason: 'bye' });
-    expect(h.socket.readyState).toBe(ReconnectingWebSocket.CLOSING);
-    h.last().finish();
+    // Still connecting: abandoned at once, reported as WebSocket reports a failed connection (1006).
     expect(h.socket.readyState).toBe(ReconnectingWebSocket.CLOSED);
-    expect(closes).toEqual([4000]);
+    expect(closes).toEqual([1006]);
+    h.last().finish();
+    expect(closes).toEqual([1006]);
     expect(h.last().listenerCount()).toBe(0);
     expect(h.clock.pendingTimers()).toBe(0);
     expect(h.environment.listeners).toBe(0);

@@ -97,7 +97,7 @@ describe('reconnect(), the connect timeout and retryCount, as reconnecting-webso
     const first = h.last();
     first.open();
     h.socket.reconnect();
-    expect(h.seen).toEqual(['open rs=1 rc=0', "close 1000 '' true rs=3 rc=0"]);
+    expect(h.seen).toEqual(['open rs=1 rc=0', "close 1000 '' true rs=2 rc=0"]);
     expect(first.closedWith).toEqual({ code: 1000, reason: undefined });
     expect(h.fake.sockets).toHaveLength(2);
     first.receive('late');
@@ -111,7 +111,7 @@ describe('reconnect(), the connect timeout and retryCount, as reconnecting-webso
     const h = setup();
     const first = h.last();
     h.socket.reconnect(4000, 'again');
-    expect(h.seen).toEqual(["close 4000 'again' true rs=3 rc=0"]);
+    expect(h.seen).toEqual(["close 4000 'again' true rs=2 rc=0"]);
     first.fail();
     expect(h.seen).toHaveLength(1);
   });

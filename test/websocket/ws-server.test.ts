@@ -1,11 +1,11 @@
 /**
- * The adapter against a real `ws` server on 127.0.0.1, with `ws` injected as the WebSocket class
- * (Node 20 has no global WebSocket). Delays and timeouts are short; no assertion is on speed.
+ * The adapter against a real `ws` server on 127.0.0.1, on the runtime's own WebSocket (Node >= 22)
+ * or `ws` (Node 20, which has none). Delays and timeouts are short; no assertion is on speed.
  */
 import { once } from 'node:events';
 import { firstValueFrom, filter, timeout } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import { ClientWebSocket, clientWebSocketName } from './support/client-websocket.js';
 import { isConnectTimeoutError, isPermanentError, isRetryAfterError } from '../../src/index.js';
 import {
   type DropEvent,
@@ -16,7 +16,7 @@ import {
 import { type TestServer, startBlackHole, startServer } from './support/ws-server.js';
 
 const FAST: ReconnectingWebSocketOptions = {
-  WebSocket,
+  WebSocket: ClientWebSocket,
   minReconnectionDelay: 20,
   maxReconnectionDelay: 200,
   connectionTimeout: 2000,
@@ -69,7 +69,7 @@ async function waitForMessages(s: TestServer, count: number): Promise<void> {
   for (let i = 0; i < 500 && s.received.length < count; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
-describe('against a real ws server', () => {
+describe(`against a real ws server, on ${clientWebSocketName}`, () => {
   it('reconnects after the server restarts on the same port', async () => {
     const first = await server();
     const { socket, snapshots } = client(first.url);

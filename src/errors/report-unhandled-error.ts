@@ -22,7 +22,10 @@ export function reportUnhandledError(error: unknown, handler: UnhandledErrorHand
       route(error);
       return;
     } catch (handlerError) {
-      const both = new AggregateError([error, handlerError], 'redialer: the onUnhandledError handler threw while handling an error');
+      const both = new AggregateError(
+        [error, handlerError],
+        'redialer: the onUnhandledError handler threw while handling an error',
+      );
       queueMicrotask(() => {
         throw both;
       });

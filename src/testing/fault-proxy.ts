@@ -43,7 +43,8 @@ export const FAULT_KINDS: readonly Fault['kind'][] = Object.freeze([
 export function checkFault(value: unknown, name = 'fault'): Fault {
   const raw = checkOptionsObject(`option "${name}"`, value);
   if (raw['kind'] === undefined) {
-    throw new TypeError(`redialer: option "${name}.kind" is required: one of ${FAULT_KINDS.map((k) => JSON.stringify(k)).join(', ')}`);
+    const kinds = FAULT_KINDS.map((k) => JSON.stringify(k)).join(', ');
+    throw new TypeError(`redialer: option "${name}.kind" is required: one of ${kinds}`);
   }
   const kind = optionalChoice(`${name}.kind`, raw['kind'], FAULT_KINDS, 'pass');
   switch (kind) {
@@ -52,7 +53,10 @@ export function checkFault(value: unknown, name = 'fault'): Fault {
     case 'close-after':
       return { kind, ms: checkNumber(`${name}.ms`, raw['ms'], { min: 0, allowInfinity: true }) };
     case 'reset-after-bytes':
-      return { kind, bytes: checkNumber(`${name}.bytes`, raw['bytes'], { min: 0, max: Number.MAX_SAFE_INTEGER, integer: true }) };
+      return {
+        kind,
+        bytes: checkNumber(`${name}.bytes`, raw['bytes'], { min: 0, max: Number.MAX_SAFE_INTEGER, integer: true }),
+      };
     default:
       return { kind };
   }

@@ -3,6 +3,7 @@
  * caller's hook, and the parsing of a server's delay hint.
  * @module
  */
+import { hintedDelay } from '../backoff/server-hint.js';
 import type { CloseEventLike } from './websocket-types.js';
 
 /** The close codes that stop reconnecting by default: 1008 (policy violation), 4401, 4403 (auth). */
@@ -74,7 +75,7 @@ export function serverBackoffDelay(
   bounds: { readonly minDelay: number; readonly maxDelay: number; readonly jitter: number },
   random: () => number,
 ): number {
-  const value = Math.min(bounds.maxDelay, Math.max(bounds.minDelay, hintMs ?? bounds.minDelay));
-  const spread = value * bounds.jitter * random();
-  return value + spread <= bounds.maxDelay ? value + spread : Math.max(bounds.minDelay, value - spread);
+  // The one rule for every server hint (the retry path uses it too): a floor, cut, spread.
+  const hint = Math.max(bounds.minDelay, hintMs ?? bounds.minDelay);
+  return hintedDelay(hint, bounds.minDelay, bounds.maxDelay, random, bounds.jitter);
 }

@@ -58,9 +58,15 @@ function busiestWindow(starts: readonly number[], windowMs: number): number {
 
 const zeroPolicies: [string, BackoffPolicy][] = [
   ['grpcBackoff({ initialBackoff: 0 })', grpcBackoff({ initialBackoff: 0 })],
-  ['grpcBackoff({ initialBackoff: 0, maxBackoff: 0, jitter: 0 })', grpcBackoff({ initialBackoff: 0, maxBackoff: 0, jitter: 0 })],
+  [
+    'grpcBackoff({ initialBackoff: 0, maxBackoff: 0, jitter: 0 })',
+    grpcBackoff({ initialBackoff: 0, maxBackoff: 0, jitter: 0 }),
+  ],
   ['exponentialBackoff({ initialDelay: 0 })', exponentialBackoff({ initialDelay: 0 })],
-  ['exponentialBackoff({ initialDelay: 0, jitter: decorrelated })', exponentialBackoff({ initialDelay: 0, jitter: 'decorrelated' })],
+  [
+    'exponentialBackoff({ initialDelay: 0, jitter: decorrelated })',
+    exponentialBackoff({ initialDelay: 0, jitter: 'decorrelated' }),
+  ],
   ['constantBackoff(0)', constantBackoff(0)],
 ];
 

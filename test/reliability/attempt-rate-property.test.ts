@@ -56,9 +56,13 @@ function recording(clock: VirtualClock): { scheduler: SchedulerLike; delays: num
             return action.schedule(nextState, nextDelay);
           },
         });
-      return clock.scheduler.schedule(function (this: SchedulerAction<T>, s?: T) {
-        work.call(watch(this), s);
-      }, delay, state);
+      return clock.scheduler.schedule(
+        function (this: SchedulerAction<T>, s?: T) {
+          work.call(watch(this), s);
+        },
+        delay,
+        state,
+      );
     },
   };
   return { scheduler, delays };
@@ -81,7 +85,10 @@ const policy: fc.Arbitrary<BackoffPolicy> = fc.oneof(
       { requiredKeys: [] },
     )
     .map(({ maxBackoff, ...rest }) =>
-      grpcBackoff({ ...rest, ...(maxBackoff === undefined ? {} : { maxBackoff: Math.max(maxBackoff, rest.initialBackoff ?? 1000) }) }),
+      grpcBackoff({
+        ...rest,
+        ...(maxBackoff === undefined ? {} : { maxBackoff: Math.max(maxBackoff, rest.initialBackoff ?? 1000) }),
+      }),
     ),
   fc
     .record({
@@ -90,7 +97,9 @@ const policy: fc.Arbitrary<BackoffPolicy> = fc.oneof(
       jitter: fc.constantFrom(...JITTER_KINDS),
     })
     .map((o) => exponentialBackoff(o)),
-  fc.oneof(fc.constant(0), fc.double({ min: 0, max: 5000, noNaN: true }), fc.constant(Infinity)).map((d) => constantBackoff(d)),
+  fc
+    .oneof(fc.constant(0), fc.double({ min: 0, max: 5000, noNaN: true }), fc.constant(Infinity))
+    .map((d) => constantBackoff(d)),
 );
 
 /** The default floor, or any legal explicit one. */
@@ -100,7 +109,15 @@ const spacing: fc.Arbitrary<AttemptSpacing | undefined> = fc.option(
 );
 
 type Server = 'refuse' | 'refuse-later' | 'accept-drop' | 'close-clean' | 'black-hole' | 'hint-zero' | 'hint-huge';
-const servers: readonly Server[] = ['refuse', 'refuse-later', 'accept-drop', 'close-clean', 'black-hole', 'hint-zero', 'hint-huge'];
+const servers: readonly Server[] = [
+  'refuse',
+  'refuse-later',
+  'accept-drop',
+  'close-clean',
+  'black-hole',
+  'hint-zero',
+  'hint-huge',
+];
 
 describe('attempt rate against a server that always fails, for any legal configuration', () => {
   it('ConnectionManager: every policy and option; starts in any 10 s window <= maxStartsIn(floor); every timer sound', () => {
@@ -129,7 +146,9 @@ describe('attempt rate against a server that always fails, for any legal configu
                     subscriber.error(new Error('ECONNREFUSED'));
                     return undefined;
                   case 'refuse-later':
-                    return scheduler.schedule(() => { subscriber.error(new Error('ECONNRESET')); }, 5);
+                    return scheduler.schedule(() => {
+                      subscriber.error(new Error('ECONNRESET'));
+                    }, 5);
                   case 'accept-drop':
                     subscriber.next('up');
                     subscriber.error(new Error('dropped'));
@@ -162,7 +181,9 @@ describe('attempt rate against a server that always fails, for any legal configu
           clock.advanceTo(RUN);
           manager.shutdown();
           expect(clock.pendingTimers()).toBe(0);
-          expect(busiestWindow(starts, WINDOW)).toBeLessThanOrEqual(maxStartsIn(attemptSpacing ?? DEFAULT_ATTEMPT_SPACING, WINDOW));
+          expect(busiestWindow(starts, WINDOW)).toBeLessThanOrEqual(
+            maxStartsIn(attemptSpacing ?? DEFAULT_ATTEMPT_SPACING, WINDOW),
+          );
           expectSoundDelays(delays);
         },
       ),
@@ -198,7 +219,11 @@ describe('attempt rate against a server that always fails, for any legal configu
           const handled = new Set<unknown>();
           for (let i = 0; i < 20_000; i++) {
             // Answer every new socket at once, as the server does (a new one may open synchronously).
-            for (let last = fake.sockets.at(-1); last !== undefined && !handled.has(last) && starts.length < 5000; last = fake.sockets.at(-1)) {
+            for (
+              let last = fake.sockets.at(-1);
+              last !== undefined && !handled.has(last) && starts.length < 5000;
+              last = fake.sockets.at(-1)
+            ) {
               handled.add(last);
               starts.push(clock.now());
               if (server === 'refuse') last.fail();

@@ -10,7 +10,13 @@ import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, type Socket, connect, createServer } from 'node:net';
 import { Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { ConnectionManager, DEFAULT_ATTEMPT_SPACING, constantBackoff, grpcBackoff, maxStartsIn } from '../../src/index.js';
+import {
+  ConnectionManager,
+  DEFAULT_ATTEMPT_SPACING,
+  constantBackoff,
+  grpcBackoff,
+  maxStartsIn,
+} from '../../src/index.js';
 import { HttpResponseError, retry } from '../../src/retry/index.js';
 
 const RUN_MS = 2000;
@@ -34,8 +40,12 @@ describe('the worst legal configuration against real servers that keep failing',
         new Observable<Socket>((subscriber) => {
           const socket = connect(port, '127.0.0.1');
           sockets.add(socket);
-          socket.on('data', () => { subscriber.next(socket); });
-          socket.on('error', (error) => { subscriber.error(error); });
+          socket.on('data', () => {
+            subscriber.next(socket);
+          });
+          socket.on('error', (error) => {
+            subscriber.error(error);
+          });
           socket.on('close', () => {
             sockets.delete(socket);
             subscriber.error(new Error('closed by the server'));
@@ -51,9 +61,15 @@ describe('the worst legal configuration against real servers that keep failing',
     await new Promise((resolve) => setTimeout(resolve, RUN_MS));
     manager.shutdown();
     const elapsed = since(start);
-    await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+    await new Promise<void>((resolve) =>
+      server.close(() => {
+        resolve();
+      }),
+    );
     const bound = maxStartsIn(DEFAULT_ATTEMPT_SPACING, elapsed);
-    console.log(`ConnectionManager, 0 ms backoff: ${String(accepted)} connections in ${elapsed.toFixed(0)} ms (${(accepted / (elapsed / 1000)).toFixed(1)}/s); bound ${String(bound)}`);
+    console.log(
+      `ConnectionManager, 0 ms backoff: ${String(accepted)} connections in ${elapsed.toFixed(0)} ms (${(accepted / (elapsed / 1000)).toFixed(1)}/s); bound ${String(bound)}`,
+    );
     expect(accepted).toBeGreaterThan(0);
     expect(accepted).toBeLessThanOrEqual(bound);
     // shutdown() destroyed the last socket; its 'close' event follows within a few turns.
@@ -84,9 +100,15 @@ describe('the worst legal configuration against real servers that keep failing',
     await call;
     const elapsed = since(start);
     server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+    await new Promise<void>((resolve) =>
+      server.close(() => {
+        resolve();
+      }),
+    );
     const bound = maxStartsIn(DEFAULT_ATTEMPT_SPACING, elapsed);
-    console.log(`retry(), 503 + Retry-After: 0: ${String(requests)} requests in ${elapsed.toFixed(0)} ms (${(requests / (elapsed / 1000)).toFixed(1)}/s); bound ${String(bound)}`);
+    console.log(
+      `retry(), 503 + Retry-After: 0: ${String(requests)} requests in ${elapsed.toFixed(0)} ms (${(requests / (elapsed / 1000)).toFixed(1)}/s); bound ${String(bound)}`,
+    );
     expect(requests).toBeGreaterThan(0);
     expect(requests).toBeLessThanOrEqual(bound);
   });

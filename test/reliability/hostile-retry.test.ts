@@ -55,7 +55,12 @@ async function oneRetry(error: unknown, c: Case, clock = createVirtualClock(Date
         if (starts.length === 1) throw error;
         return 'ok';
       },
-      { scheduler: clock.scheduler, backoff: constantBackoff(c.backoff), maxRetryAfter: c.maxRetryAfter, totalTimeout: c.totalTimeout },
+      {
+        scheduler: clock.scheduler,
+        backoff: constantBackoff(c.backoff),
+        maxRetryAfter: c.maxRetryAfter,
+        totalTimeout: c.totalTimeout,
+      },
     ),
   );
   expect(clock.pendingTimers()).toBe(0);
@@ -68,7 +73,10 @@ describe('a hostile server against retry(): a hint is a floor, bounded by maxRet
     const kinds = new Set<string>();
     await fc.assert(
       fc.asyncProperty(retryAfterValue(now), settings, fc.constantFrom(429, 503), async (value, c, status) => {
-        const { outcome, wait } = await oneRetry(new HttpResponseError({ status, headers: { 'retry-after': value } }), c);
+        const { outcome, wait } = await oneRetry(
+          new HttpResponseError({ status, headers: { 'retry-after': value } }),
+          c,
+        );
         const hint = parseRetryAfter(value, now);
         const capped = Math.min(hint ?? 0, c.maxRetryAfter);
         if (wait === undefined) {
@@ -132,11 +140,15 @@ describe('a hostile server against retry(): a hint is a floor, bounded by maxRet
     const clock = createVirtualClock();
     const hinted = new Set<number>();
     for (let i = 0; i < 20; i++) {
-      const { wait } = await oneRetry(new HttpResponseError({ status: 503, headers: { 'retry-after': '10' } }), {
-        backoff: 1000,
-        maxRetryAfter: 60_000,
-        totalTimeout: Infinity,
-      }, clock);
+      const { wait } = await oneRetry(
+        new HttpResponseError({ status: 503, headers: { 'retry-after': '10' } }),
+        {
+          backoff: 1000,
+          maxRetryAfter: 60_000,
+          totalTimeout: Infinity,
+        },
+        clock,
+      );
       hinted.add(wait ?? -1);
     }
     expect(hinted.size).toBeGreaterThan(10);
@@ -148,11 +160,15 @@ describe('a hostile server against retry(): a hint is a floor, bounded by maxRet
     const serverNow = Date.UTC(2026, 5, 1);
     const clientAhead = createVirtualClock(serverNow + 3_600_000);
     const value = new Date(serverNow + 30_000).toUTCString(); // "come back in 30 s" by the server's clock
-    const { wait } = await oneRetry(new HttpResponseError({ status: 503, headers: { 'retry-after': value } }), {
-      backoff: 2000,
-      maxRetryAfter: 60_000,
-      totalTimeout: Infinity,
-    }, clientAhead);
+    const { wait } = await oneRetry(
+      new HttpResponseError({ status: 503, headers: { 'retry-after': value } }),
+      {
+        backoff: 2000,
+        maxRetryAfter: 60_000,
+        totalTimeout: Infinity,
+      },
+      clientAhead,
+    );
     expect(wait).toBe(2000);
   });
 });
@@ -188,9 +204,11 @@ describe('timers past 2^31 - 1 ms in retry()', () => {
   it('totalTimeout 3e9 cuts the attempt at 3e9 ms, not at 24.8 days or after 1 ms', async () => {
     const host = hostLikeScheduler();
     let outcome: unknown;
-    void retry(() => new Promise<never>(() => undefined), { scheduler: host.scheduler, totalTimeout: 3e9 }).catch((e: unknown) => {
-      outcome = e;
-    });
+    void retry(() => new Promise<never>(() => undefined), { scheduler: host.scheduler, totalTimeout: 3e9 }).catch(
+      (e: unknown) => {
+        outcome = e;
+      },
+    );
     expect(Math.max(...host.arms)).toBeLessThanOrEqual(MAX_DELAY_MS);
     host.runUntil(MAX_DELAY_MS + 10);
     await flush();
@@ -204,10 +222,13 @@ describe('timers past 2^31 - 1 ms in retry()', () => {
   it('attemptTimeout 3e9 likewise', async () => {
     const host = hostLikeScheduler();
     let attempts = 0;
-    void retry(() => {
-      attempts += 1;
-      return new Promise<never>(() => undefined);
-    }, { scheduler: host.scheduler, attemptTimeout: 3e9, maxAttempts: 1 }).catch(() => undefined);
+    void retry(
+      () => {
+        attempts += 1;
+        return new Promise<never>(() => undefined);
+      },
+      { scheduler: host.scheduler, attemptTimeout: 3e9, maxAttempts: 1 },
+    ).catch(() => undefined);
     host.runUntil(MAX_DELAY_MS + 10);
     await flush();
     expect(attempts).toBe(1);
@@ -226,15 +247,32 @@ describe('hostile error values in retry()', () => {
   };
   const trapping = (): unknown =>
     new Proxy(new Error('boom'), {
-      get() { throw new Error('get trap'); },
-      has() { throw new Error('has trap'); },
-      getPrototypeOf() { throw new Error('getPrototypeOf trap'); },
+      get() {
+        throw new Error('get trap');
+      },
+      has() {
+        throw new Error('has trap');
+      },
+      getPrototypeOf() {
+        throw new Error('getPrototypeOf trap');
+      },
     });
 
-  it.each([['a revoked Proxy', revoked], ['a Proxy whose traps throw', trapping]])('%s is classified permanent and rethrown, unchanged', async (_name, make) => {
+  it.each([
+    ['a revoked Proxy', revoked],
+    ['a Proxy whose traps throw', trapping],
+  ])('%s is classified permanent and rethrown, unchanged', async (_name, make) => {
     const clock = createVirtualClock();
     const hostile = make();
-    const outcome = await drive(clock, retry(() => { throw hostile; }, { scheduler: clock.scheduler }));
+    const outcome = await drive(
+      clock,
+      retry(
+        () => {
+          throw hostile;
+        },
+        { scheduler: clock.scheduler },
+      ),
+    );
     expect(outcome.status === 'rejected' && outcome.error === hostile).toBe(true);
   });
 
@@ -252,7 +290,10 @@ describe('RtoTracker({ minRto: 0, granularity: 0 })', () => {
     tracker.onSuccess(0);
     expect(tracker.current()).toBe(1);
     const clock = createVirtualClock();
-    const outcome = await drive(clock, retry(() => 'ok', { scheduler: clock.scheduler, attemptTimeout: tracker }));
+    const outcome = await drive(
+      clock,
+      retry(() => 'ok', { scheduler: clock.scheduler, attemptTimeout: tracker }),
+    );
     expect(outcome).toMatchObject({ status: 'fulfilled', value: 'ok' });
   });
 });
@@ -269,7 +310,11 @@ describe('a throwing metrics sink', () => {
       clock,
       retry(() => 'ok', {
         scheduler: clock.scheduler,
-        metrics: { record: () => { throw new Error('sink'); } },
+        metrics: {
+          record: () => {
+            throw new Error('sink');
+          },
+        },
         onUnhandledError: (e) => routed.push(e),
       }),
     );
@@ -281,7 +326,17 @@ describe('a throwing metrics sink', () => {
     const clock = createVirtualClock();
     const routed: unknown[] = [];
     config.onUnhandledError = (e: unknown) => routed.push(e);
-    await drive(clock, retry(() => 'ok', { scheduler: clock.scheduler, metrics: { record: () => { throw new Error('sink'); } } }));
+    await drive(
+      clock,
+      retry(() => 'ok', {
+        scheduler: clock.scheduler,
+        metrics: {
+          record: () => {
+            throw new Error('sink');
+          },
+        },
+      }),
+    );
     expect(routed).toHaveLength(2);
   });
 });

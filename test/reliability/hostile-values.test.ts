@@ -21,15 +21,28 @@ import { hostLikeScheduler } from '../support/host-like-scheduler.js';
 /** An error whose every trap throws, and one whose proxy is revoked. */
 function hostileErrors(): [string, unknown][] {
   const throwing = new Proxy(new Error('boom'), {
-    get() { throw new Error('get trap'); },
-    has() { throw new Error('has trap'); },
-    getPrototypeOf() { throw new Error('getPrototypeOf trap'); },
-    ownKeys() { throw new Error('ownKeys trap'); },
-    getOwnPropertyDescriptor() { throw new Error('getOwnPropertyDescriptor trap'); },
+    get() {
+      throw new Error('get trap');
+    },
+    has() {
+      throw new Error('has trap');
+    },
+    getPrototypeOf() {
+      throw new Error('getPrototypeOf trap');
+    },
+    ownKeys() {
+      throw new Error('ownKeys trap');
+    },
+    getOwnPropertyDescriptor() {
+      throw new Error('getOwnPropertyDescriptor trap');
+    },
   });
   const revocable = Proxy.revocable(new Error('gone'), {});
   revocable.revoke();
-  return [['a Proxy whose traps throw', throwing], ['a revoked Proxy', revocable.proxy]];
+  return [
+    ['a Proxy whose traps throw', throwing],
+    ['a revoked Proxy', revocable.proxy],
+  ];
 }
 
 /** A hand-made value with the RetryAfterError brand. */
@@ -43,13 +56,24 @@ function forgedRetryAfter(delay: unknown): Error {
 describe('hostile error values reach the manager', () => {
   it.each(hostileErrors())('%s: connect() does not throw and the manager keeps retrying', (_name, hostile) => {
     const clock = createVirtualClock();
-    const fake = createFakeConnector((attempt) => { attempt.fail(hostile); });
-    const manager = new ConnectionManager({ connector: fake.connector, scheduler: clock.scheduler, random: () => 0.5, trace: () => undefined });
-    expect(() => { manager.connect(); }).not.toThrow();
+    const fake = createFakeConnector((attempt) => {
+      attempt.fail(hostile);
+    });
+    const manager = new ConnectionManager({
+      connector: fake.connector,
+      scheduler: clock.scheduler,
+      random: () => 0.5,
+      trace: () => undefined,
+    });
+    expect(() => {
+      manager.connect();
+    }).not.toThrow();
     expect(manager.snapshot.state).toBe('TRANSIENT_FAILURE');
     // Compared by identity: the test framework's deep equality would itself trip the traps.
     expect(manager.snapshot.lastError === hostile).toBe(true);
-    expect(() => { clock.advanceBy(3000); }).not.toThrow();
+    expect(() => {
+      clock.advanceBy(3000);
+    }).not.toThrow();
     expect(fake.attempts.length).toBe(3);
     manager.shutdown();
     expect(clock.pendingTimers()).toBe(0);
@@ -63,8 +87,15 @@ describe('hostile error values reach the manager', () => {
 
   it('a branded value with delay NaN is not trusted: the backoff applies instead of waiting forever', () => {
     const clock = createVirtualClock();
-    const fake = createFakeConnector((attempt) => { attempt.fail(forgedRetryAfter(NaN)); });
-    const manager = new ConnectionManager({ connector: fake.connector, scheduler: clock.scheduler, backoff: constantBackoff(1000), minConnectTimeout: 0 });
+    const fake = createFakeConnector((attempt) => {
+      attempt.fail(forgedRetryAfter(NaN));
+    });
+    const manager = new ConnectionManager({
+      connector: fake.connector,
+      scheduler: clock.scheduler,
+      backoff: constantBackoff(1000),
+      minConnectTimeout: 0,
+    });
     manager.connect();
     const s = manager.snapshot;
     expect(s.state === 'TRANSIENT_FAILURE' && s.nextAttemptAt).toBe(1000);
@@ -78,8 +109,14 @@ describe('hostile error values reach the manager', () => {
 
   it('a branded value with delay 1e30 waits the largest timer, armed within the host limit, and nothing spins', () => {
     const host = hostLikeScheduler();
-    const fake = createFakeConnector((attempt) => { attempt.fail(forgedRetryAfter(1e30)); });
-    const manager = new ConnectionManager({ connector: fake.connector, scheduler: host.scheduler, minConnectTimeout: 0 });
+    const fake = createFakeConnector((attempt) => {
+      attempt.fail(forgedRetryAfter(1e30));
+    });
+    const manager = new ConnectionManager({
+      connector: fake.connector,
+      scheduler: host.scheduler,
+      minConnectTimeout: 0,
+    });
     manager.connect();
     const s = manager.snapshot;
     expect(s.state === 'TRANSIENT_FAILURE' && s.nextAttemptAt).toBe(MAX_DELAY_MS);
@@ -100,7 +137,9 @@ describe('timers longer than 2^31 - 1 ms', () => {
     const host = hostLikeScheduler();
     const manager = new ConnectionManager({ connector: createFakeConnector().connector, scheduler: host.scheduler });
     let outcome: boolean | undefined;
-    void manager.waitForStateChange('IDLE', { timeout: 3e9 }).then((v) => { outcome = v; });
+    void manager.waitForStateChange('IDLE', { timeout: 3e9 }).then((v) => {
+      outcome = v;
+    });
     expect(Math.max(...host.arms)).toBeLessThanOrEqual(MAX_DELAY_MS);
     host.runUntil(MAX_DELAY_MS + 1000);
     await Promise.resolve();
@@ -122,9 +161,14 @@ describe('throwing user code is routed to onUnhandledError', () => {
     const clock = createVirtualClock();
     const routed: unknown[] = [];
     const manager = new ConnectionManager({
-      connector: () => new Observable<never>(() => () => { throw new Error('teardown'); }),
+      connector: () =>
+        new Observable<never>(() => () => {
+          throw new Error('teardown');
+        }),
       scheduler: clock.scheduler,
-      trace: () => { throw new Error('trace'); },
+      trace: () => {
+        throw new Error('trace');
+      },
       onUnhandledError: (error) => routed.push(error),
     });
     manager.connect();
@@ -137,7 +181,13 @@ describe('throwing user code is routed to onUnhandledError', () => {
   it("without the option, RxJS's config.onUnhandledError receives them", () => {
     const routed: unknown[] = [];
     config.onUnhandledError = (error: unknown) => routed.push(error);
-    const manager = new ConnectionManager({ connector: createFakeConnector().connector, scheduler: createVirtualClock().scheduler, trace: () => { throw new Error('trace'); } });
+    const manager = new ConnectionManager({
+      connector: createFakeConnector().connector,
+      scheduler: createVirtualClock().scheduler,
+      trace: () => {
+        throw new Error('trace');
+      },
+    });
     manager.connect();
     manager.shutdown();
     expect(routed).toHaveLength(2);
@@ -153,8 +203,12 @@ describe('throwing user code is routed to onUnhandledError', () => {
       const manager = new ConnectionManager({
         connector: createFakeConnector().connector,
         scheduler: createVirtualClock().scheduler,
-        trace: () => { throw new Error('trace'); },
-        onUnhandledError: () => { throw new Error('hook'); },
+        trace: () => {
+          throw new Error('trace');
+        },
+        onUnhandledError: () => {
+          throw new Error('hook');
+        },
       });
       manager.connect();
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -179,7 +233,9 @@ describe('unrefScheduler', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], shouldClearNativeTimers: true });
     const fired: number[] = [];
     const start = Date.now();
-    const subscription = unrefScheduler.schedule(() => { fired.push(Date.now() - start); }, 3e9);
+    const subscription = unrefScheduler.schedule(() => {
+      fired.push(Date.now() - start);
+    }, 3e9);
     vi.advanceTimersByTime(MAX_DELAY_MS);
     expect(fired).toEqual([]);
     vi.advanceTimersByTime(3e9 - MAX_DELAY_MS);

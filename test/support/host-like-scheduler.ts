@@ -22,7 +22,12 @@ export function hostLikeScheduler(early = 0) {
       const arm = (s: T | undefined, wait: number) => {
         arms.push(wait);
         const effective = wait > MAX_DELAY_MS ? 1 : wait;
-        const entry = { at: now + (effective >= 100 ? effective - early : effective), run: () => { work.call(action, s); } };
+        const entry = {
+          at: now + (effective >= 100 ? effective - early : effective),
+          run: () => {
+            work.call(action, s);
+          },
+        };
         pending.push(entry);
         action.add(() => pending.splice(pending.indexOf(entry) >>> 0, 1));
       };
@@ -43,4 +48,3 @@ export function hostLikeScheduler(early = 0) {
   };
   return { scheduler, arms, runUntil, pending: () => pending.length };
 }
-

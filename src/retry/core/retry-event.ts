@@ -38,7 +38,11 @@ export interface RetryEventSink {
  * Hands `event` to `sink`; a throwing sink cannot break the call, and its error is not lost: it goes
  * to `onUnhandledError` (see {@link reportUnhandledError}).
  */
-export function emit(sink: RetryEventSink | undefined, event: RetryEvent, onUnhandledError?: UnhandledErrorHandler): void {
+export function emit(
+  sink: RetryEventSink | undefined,
+  event: RetryEvent,
+  onUnhandledError?: UnhandledErrorHandler,
+): void {
   if (sink === undefined) return;
   runGuarded(() => {
     sink.record(event);

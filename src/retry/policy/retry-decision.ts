@@ -120,14 +120,17 @@ export function decideRetry(
   let source: DelaySource = 'backoff';
   // After pushback the backoff starts afresh (gRFC A6); the step still bounds this wait from below.
   const backoff = hint?.kind === 'pushback' ? undefined : step;
-  const asked = hint === undefined ? undefined : hint.kind === 'retry-after' ? hint.delay : hint.pushback.kind === 'wait' ? hint.pushback.delay : undefined;
+  const asked =
+    hint?.kind === 'retry-after' ? hint.delay : hint?.pushback.kind === 'wait' ? hint.pushback.delay : undefined;
   if (asked !== undefined) {
     const header = hint?.kind === 'pushback' ? 'grpc-retry-pushback-ms' : 'Retry-After';
     const capped = Math.min(clampDelay(asked), policy.maxRetryAfter);
     if (capped >= left) {
       return giveUp(
         'retry-after-beyond-deadline',
-        `the server asked to wait ${ms(capped)} ms (${header}${capped < asked ? `, cut to maxRetryAfter from ${ms(asked)} ms` : ''}), beyond the ${ms(left)} ms left before the deadline`,
+        `the server asked to wait ${ms(capped)} ms (${header}${
+          capped < asked ? `, cut to maxRetryAfter from ${ms(asked)} ms` : ''
+        }), beyond the ${ms(left)} ms left before the deadline`,
       );
     }
     let hinted = hintedDelay(capped, delay, policy.maxRetryAfter, policy.random);

@@ -30,13 +30,13 @@ export interface HappyEyeballsOptions {
    * How long (ms) an attempt has before the next address starts alongside it; clamped to
    * [100, 2000] as gRFC A61 and RFC 8305 require. @defaultValue 250
    */
-  readonly attemptDelay?: number;
+  readonly attemptDelay?: number | undefined;
   /** The backoff each address follows after it fails. @defaultValue `grpcBackoff()` */
-  readonly backoff?: BackoffPolicy;
+  readonly backoff?: BackoffPolicy | undefined;
   /** The scheduler for the stagger timer and the clock; pass the manager's. @defaultValue `asyncScheduler` */
-  readonly scheduler?: SchedulerLike;
+  readonly scheduler?: SchedulerLike | undefined;
   /** The random source for the backoff's jitter. @defaultValue `Math.random` */
-  readonly random?: RandomSource;
+  readonly random?: RandomSource | undefined;
 }
 
 /** What one address is doing, for UIs. */

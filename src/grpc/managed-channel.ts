@@ -48,6 +48,7 @@ import type { Connector } from '../connector.js';
 import { MAX_DELAY_MS } from '../backoff/backoff.js';
 import { ConnectionClosedError } from '../errors/connection-closed-error.js';
 import { permanent } from '../errors/permanent-error.js';
+import { happyEyeballs } from '../failover/happy-eyeballs.js';
 import { scheduleTimerAt } from '../timing/schedule-timer.js';
 import { unrefScheduler } from '../unref-scheduler.js';
 import { checkOptionsObject, describeValue, optionalBoolean } from '../validate.js';
@@ -79,6 +80,11 @@ export interface ManagedChannelOptions extends Omit<ConnectionManagerOptions<Grp
    * own channels. Applies to the default scheduler. @defaultValue true
    */
   readonly unref?: boolean;
+  /**
+   * With several targets: how long (ms) an attempt on one has before the next starts beside it, as
+   * `happyEyeballs()` races them (clamped to [100, 2000]). @defaultValue 250
+   */
+  readonly attemptDelay?: number;
 }
 
 type ChannelRef = ReturnType<ChannelInterface['getChannelzRef']>;
@@ -216,8 +222,17 @@ export class ManagedChannel implements ChannelInterface {
   /** Holds the process open while calls wait for a connection, as grpc-js does for its queued calls. */
   #hold: ReturnType<typeof setInterval> | undefined;
 
-  constructor(target: string, credentials: ChannelCredentials, options: ManagedChannelOptions = {}) {
-    if (typeof target !== 'string') throw new TypeError(`redialer: ManagedChannel needs a target string, got ${describeValue(target)}`);
+  /**
+   * `target` is one address, or several addresses of the same service: those are raced as gRFC A61's
+   * pick_first does (see `happyEyeballs()`: a 250 ms stagger, first connection wins, a backoff per
+   * address); `getTarget()` then returns the first.
+   */
+  constructor(target: string | readonly string[], credentials: ChannelCredentials, options: ManagedChannelOptions = {}) {
+    const targets: readonly unknown[] = Array.isArray(target) ? target : [target];
+    if (!Array.isArray(target) && typeof target !== 'string') throw new TypeError(`redialer: ManagedChannel needs a target string, got ${describeValue(target)}`);
+    if (targets.length === 0 || targets.some((t) => typeof t !== 'string')) {
+      throw new TypeError(`redialer: ManagedChannel needs a target string or a non-empty array of them, got ${describeValue(target)}`);
+    }
     // The same check grpc-js makes when it builds each connection's channel, made here so it fails now.
     if (!(credentials instanceof ChannelCredentials)) {
       throw new TypeError(`redialer: ManagedChannel needs grpc-js ChannelCredentials (credentials.createInsecure(), createSsl()…), got ${describeValue(credentials)}`);
@@ -232,16 +247,22 @@ export class ManagedChannel implements ChannelInterface {
       throw new TypeError('redialer: option "unref" applies to the default scheduler; with "scheduler", pass an unref\'d one');
     }
     this.#scheduler = (raw['scheduler'] as SchedulerLike | undefined) ?? (unref ? unrefScheduler : asyncScheduler);
-    const managerOptions = without(options, 'channelOptions', 'waitForReady', 'unref', ...KEEPALIVE_OPTIONS);
-    this.#target = target;
-    this.manager = new ConnectionManager<GrpcChannel>({
-      ...managerOptions,
-      scheduler: this.#scheduler,
-      connector: grpcChannelConnector(target, credentials, channelOptions, pickKeepalive(options)),
-    });
+    const managerOptions = without(options, 'channelOptions', 'waitForReady', 'unref', 'attemptDelay', ...KEEPALIVE_OPTIONS);
+    const addresses = targets as readonly string[];
+    const first = addresses[0] ?? '';
+    this.#target = first;
+    const keepalive = pickKeepalive(options);
+    const connector: Connector<GrpcChannel> =
+      addresses.length === 1
+        ? grpcChannelConnector(first, credentials, channelOptions, keepalive)
+        : happyEyeballs(
+            addresses.map((address) => ({ label: address, connector: grpcChannelConnector(address, credentials, channelOptions, keepalive) })),
+            { attemptDelay: raw['attemptDelay'] as number | undefined, backoff: options.backoff, scheduler: this.#scheduler, random: options.random },
+          );
+    this.manager = new ConnectionManager<GrpcChannel>({ ...managerOptions, scheduler: this.#scheduler, connector });
     this.state$ = this.manager.state$;
     this.#host = {
-      target,
+      target: first,
       scheduler: this.#scheduler,
       admit: (call) => {
         this.#admit(call);

@@ -7,8 +7,10 @@
 import { type Observable, ReplaySubject } from 'rxjs';
 import { ConnectionManager } from '../connection-manager.js';
 import type { ConnectionSnapshot } from '../connection-snapshot.js';
+import type { Connector } from '../connector.js';
 import { defineDispose, type DisposableWhereDeclared } from '../dispose.js';
 import { permanent } from '../errors/permanent-error.js';
+import { happyEyeballs } from '../failover/happy-eyeballs.js';
 import { isRetryAfterError, retryAfter } from '../errors/retry-after-error.js';
 import { checkNumber } from '../validate.js';
 import { decideClose, serverBackoffDelay } from './close-policy.js';
@@ -137,6 +139,10 @@ function report(error: unknown): void {
   });
 }
 
+function isUrlList(url: UrlProvider | readonly string[]): url is readonly string[] {
+  return Array.isArray(url);
+}
+
 /**
  * A WebSocket that reconnects, with the public surface of reconnecting-websocket 4.x, so that
  * switching is a change of import. On top: `state$` and `snapshot` (the connection manager's
@@ -180,7 +186,7 @@ export class ReconnectingWebSocket {
    */
   readonly state$: Observable<WebSocketSnapshot>;
 
-  readonly #url: UrlProvider;
+  readonly #url: UrlProvider | readonly string[];
   readonly #protocols: string | string[] | undefined;
   readonly #options: ResolvedWebSocketOptions;
   readonly #subject = new ReplaySubject<WebSocketSnapshot>(1);
@@ -200,9 +206,14 @@ export class ReconnectingWebSocket {
   /** Events for the application that wait for the state they lead to. */
   readonly #announced: AnnouncedEvent[] = [];
 
-  constructor(url: UrlProvider, protocols?: string | string[] | null, options?: ReconnectingWebSocketOptions) {
-    if (typeof url !== 'string' && typeof url !== 'function') {
-      throw new TypeError(`redialer: url must be a string or a function returning one, got ${typeof url}`);
+  /**
+   * `url` is a URL, a function returning one, or several URLs of the same service: those are raced as
+   * `happyEyeballs()` races addresses (a 250 ms stagger, first open wins, a backoff per URL).
+   */
+  constructor(url: UrlProvider | readonly string[], protocols?: string | string[] | null, options?: ReconnectingWebSocketOptions) {
+    const several = Array.isArray(url);
+    if (several ? url.length === 0 || url.some((u) => typeof u !== 'string') : typeof url !== 'string' && typeof url !== 'function') {
+      throw new TypeError(`redialer: url must be a string, a function returning one, or a non-empty array of strings, got ${typeof url}`);
     }
     if (protocols !== undefined && protocols !== null && typeof protocols !== 'string' && !Array.isArray(protocols)) {
       throw new TypeError(`redialer: protocols must be a string or an array of strings, got ${typeof protocols}`);
@@ -413,13 +424,18 @@ export class ReconnectingWebSocket {
 
   #startSession(): void {
     const options = this.#options;
+    const hooks = this.#hooks();
+    const connectorFor = (url: UrlProvider): Connector<WebSocketLike> =>
+      createWebSocketConnector({ url, protocols: this.#protocols, WebSocket: options.WebSocket, hooks });
+    const urls = this.#url;
     const manager = new ConnectionManager<WebSocketLike>({
-      connector: createWebSocketConnector({
-        url: this.#url,
-        protocols: this.#protocols,
-        WebSocket: options.WebSocket,
-        hooks: this.#hooks(),
-      }),
+      connector: isUrlList(urls)
+        ? happyEyeballs(urls.map((url) => ({ label: url, connector: connectorFor(url) })), {
+            backoff: options.backoff,
+            scheduler: options.scheduler,
+            random: options.random,
+          })
+        : connectorFor(urls),
       backoff: options.backoff,
       minConnectTimeout: options.connectionTimeout,
       minUptime: options.minUptime,
@@ -477,6 +493,8 @@ export class ReconnectingWebSocket {
         if (this.#binaryType !== undefined) socket.binaryType = this.#binaryType;
       },
       opening: (socket, control) => {
+        // With several URLs, the socket created first may have lost the race.
+        this.#lastSocket = socket;
         this.#socket = socket;
         // Queued messages go first, before READY is announced: a send() from a state$ subscriber or
         // from onopen comes after them and is never refused by a queue that is about to drain.

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_DELAY_MS, constantBackoff } from '../../src/index.js';
 import { HttpResponseError, RtoTracker, isRetryError, parseRetryAfter, retry } from '../../src/retry/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
+import { revokedProxy, trappingProxy } from '../support/hostile-errors.js';
 import { hostLikeScheduler } from '../support/host-like-scheduler.js';
 import { drive, flush, grpcError, rejection } from '../retry/support.js';
 
@@ -240,27 +241,9 @@ describe('timers past 2^31 - 1 ms in retry()', () => {
 });
 
 describe('hostile error values in retry()', () => {
-  const revoked = (): unknown => {
-    const r = Proxy.revocable(new Error('gone'), {});
-    r.revoke();
-    return r.proxy;
-  };
-  const trapping = (): unknown =>
-    new Proxy(new Error('boom'), {
-      get() {
-        throw new Error('get trap');
-      },
-      has() {
-        throw new Error('has trap');
-      },
-      getPrototypeOf() {
-        throw new Error('getPrototypeOf trap');
-      },
-    });
-
   it.each([
-    ['a revoked Proxy', revoked],
-    ['a Proxy whose traps throw', trapping],
+    ['a revoked Proxy', revokedProxy],
+    ['a Proxy whose traps throw', trappingProxy],
   ])('%s is classified permanent and rethrown, unchanged', async (_name, make) => {
     const clock = createVirtualClock();
     const hostile = make();
@@ -278,7 +261,7 @@ describe('hostile error values in retry()', () => {
 
   it('a hostile value in a response header slot is ignored, the backoff applies', async () => {
     const clock = createVirtualClock();
-    const error = Object.assign(new Error('503'), { status: 503, headers: revoked() });
+    const error = Object.assign(new Error('503'), { status: 503, headers: revokedProxy() });
     const { wait } = await oneRetry(error, { backoff: 700, maxRetryAfter: 60_000, totalTimeout: Infinity }, clock);
     expect(wait).toBe(700);
   });
@@ -299,6 +282,12 @@ describe('RtoTracker({ minRto: 0, granularity: 0 })', () => {
 });
 
 describe('a throwing metrics sink', () => {
+  const throwingSink = {
+    record: (): never => {
+      throw new Error('sink');
+    },
+  };
+
   afterEach(() => {
     config.onUnhandledError = null;
   });
@@ -310,11 +299,7 @@ describe('a throwing metrics sink', () => {
       clock,
       retry(() => 'ok', {
         scheduler: clock.scheduler,
-        metrics: {
-          record: () => {
-            throw new Error('sink');
-          },
-        },
+        metrics: throwingSink,
         onUnhandledError: (e) => routed.push(e),
       }),
     );
@@ -330,11 +315,7 @@ describe('a throwing metrics sink', () => {
       clock,
       retry(() => 'ok', {
         scheduler: clock.scheduler,
-        metrics: {
-          record: () => {
-            throw new Error('sink');
-          },
-        },
+        metrics: throwingSink,
       }),
     );
     expect(routed).toHaveLength(2);

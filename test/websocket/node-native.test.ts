@@ -1,82 +1,121 @@
 /**
- * Node's own WebSocket (undici: global on Node >= 22, behind --experimental-websocket on Node 20),
- * without the WebSocket option. A child process loads the bundled adapter, reconnects once after the
- * server drops it, closes, and must then exit by itself: any timer, socket or listener left behind
- * would keep it alive.
+ * The adapter on a runtime's own WebSocket, without the WebSocket option: this Node (undici: global
+ * on Node >= 22, behind --experimental-websocket on Node 20), and Deno and Bun where their binaries
+ * are installed (`node scripts/ensure-runtime.mjs deno|bun`, which CI runs). Each runs the same script
+ * (support/native-suite.mjs) in a child process against real `ws` servers on 127.0.0.1: refused
+ * attempts, a reconnect after the server drops the connection, the heartbeat; then the process must
+ * exit by itself, since any timer, socket or listener left behind would keep it alive.
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestServer, startServer } from './support/ws-server.js';
 
-const SCRIPT = `
-import { ReconnectingWebSocket } from './redialer-websocket.mjs';
-const socket = new ReconnectingWebSocket(process.argv[2], undefined, { minReconnectionDelay: 50, maxReconnectionDelay: 200 });
-const states = [];
-let opens = 0;
-socket.state$.subscribe((s) => states.push(s.state));
-socket.onopen = () => {
-  opens += 1;
-  socket.send('hello ' + String(opens));
-  if (opens === 2) socket.close(1000, 'done');
-};
-socket.onclose = (event) => {
-  if (opens === 2) console.log(JSON.stringify({ opens, states, code: event.code, readyState: socket.readyState, url: socket.url }));
-};
-`;
-
+const SCRIPT = fileURLToPath(new URL('./support/native-suite.mjs', import.meta.url));
 const major = Number(process.versions.node.split('.')[0]);
 
-describe("on Node's own WebSocket", () => {
+/** A runtime binary installed by scripts/ensure-runtime.mjs, or undefined (never installs here). */
+function cachedRuntime(name: 'deno' | 'bun'): string | undefined {
+  if (process.env['REDIALER_OTHER_RUNTIMES'] === 'skip') return undefined;
+  try {
+    return execFileSync(process.execPath, ['scripts/ensure-runtime.mjs', name, '--cached'], { encoding: 'utf8' }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+const deno = cachedRuntime('deno');
+const bun = cachedRuntime('bun');
+if (process.env['REDIALER_OTHER_RUNTIMES'] === 'skip') {
+  console.log('Deno and Bun: run in the Node 20 pass only (REDIALER_OTHER_RUNTIMES=skip)');
+} else {
+  for (const [name, path] of [['Deno', deno], ['Bun', bun]] as const) {
+    if (path === undefined) console.log(`${name} is not installed: skipping it (node scripts/ensure-runtime.mjs ${name.toLowerCase()})`);
+  }
+}
+
+const RUNTIMES: { name: string; command: string[] | undefined }[] = [
+  { name: `Node ${process.versions.node}`, command: [process.execPath, ...(major < 22 ? ['--experimental-websocket', '--no-warnings'] : [])] },
+  { name: 'Deno', command: deno === undefined ? undefined : [deno, 'run', '--allow-net', '--allow-read'] },
+  { name: 'Bun', command: bun === undefined ? undefined : [bun] },
+];
+
+interface Result {
+  refused: { events: string[]; ms: number; cause: string };
+  reconnect: { opens: number; states: string[]; code: number; readyState: number; url: string };
+  heartbeat: { code: number; reason: string; after: number; error: string };
+}
+
+describe("on a runtime's own WebSocket", () => {
   let dir = '';
-  let server: TestServer | undefined;
+  let bundle = '';
+  const servers: TestServer[] = [];
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'redialer-node-native-'));
+    dir = await mkdtemp(join(tmpdir(), 'redialer-native-'));
+    bundle = join(dir, 'redialer-websocket.mjs');
     await build({
       entryPoints: [fileURLToPath(new URL('../../src/websocket/index.ts', import.meta.url))],
       bundle: true,
       format: 'esm',
       platform: 'neutral',
       target: 'es2022',
-      outfile: join(dir, 'redialer-websocket.mjs'),
+      outfile: bundle,
       logLevel: 'silent',
     });
-    await writeFile(join(dir, 'run.mjs'), SCRIPT);
   });
 
   afterAll(async () => {
-    await server?.stop();
+    for (const server of servers) await server.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('reconnects after the server drops it, then close() lets the process exit by itself', async () => {
-    server = await startServer(0, (client, n) => {
-      if (n === 1) client.once('message', () => { client.terminate(); });
-    });
-    const flags = major < 22 ? ['--experimental-websocket', '--no-warnings'] : [];
-    const child = spawn(process.execPath, [...flags, join(dir, 'run.mjs'), server.url], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exitCode = await new Promise<number | null>((resolve) => {
-      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000); // a process kept alive by a leak
-      child.once('exit', (code) => {
-        clearTimeout(killer);
-        resolve(code);
-      });
-    });
-    expect(stderr).toBe('');
-    expect(exitCode).toBe(0);
-    const result = JSON.parse(stdout) as { opens: number; states: string[]; code: number; readyState: number; url: string };
-    expect(result).toMatchObject({ opens: 2, code: 1000, readyState: 3, url: server.url });
-    expect(result.states.filter((s) => s === 'READY')).toHaveLength(2);
-    expect(result.states.at(-1)).toBe('SHUTDOWN');
-    expect(server.received).toEqual(['hello 1', 'hello 2']);
-  });
+  for (const runtime of RUNTIMES) {
+    it.skipIf(runtime.command === undefined)(
+      `${runtime.name}: refused attempts end at once, a dropped connection comes back, a silent one is closed, the process exits by itself`,
+      async () => {
+        const refused = await startServer();
+        await refused.stop();
+        const dropping = await startServer(0, (client, n) => {
+          if (n === 1) client.once('message', () => { client.terminate(); });
+        });
+        // Accepts the upgrade, then never answers (nor do its clients' pings get a reply).
+        const silent = await startServer();
+        servers.push(dropping, silent);
+        const [command, ...args] = runtime.command ?? [];
+        const child = spawn(command ?? '', [...args, SCRIPT, pathToFileURL(bundle).href, refused.url, dropping.url, silent.url], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        const exitCode = await new Promise<number | null>((resolve) => {
+          const killer = setTimeout(() => child.kill('SIGKILL'), 30_000); // a process kept alive by a leak
+          child.once('exit', (code) => {
+            clearTimeout(killer);
+            resolve(code);
+          });
+        });
+        expect(stderr).toBe('');
+        expect(exitCode).toBe(0);
+        const result = JSON.parse(stdout) as Result;
+        console.log(`${runtime.name}: 3 refused attempts in ${String(result.refused.ms)} ms; silent connection closed after ${String(result.heartbeat.after)} ms`);
+        expect(result.refused.events).toEqual(['error', 'close 1006', 'error', 'close 1006', 'error', 'close 1006']);
+        expect(result.refused.ms).toBeLessThan(10_000); // no attempt waited for the connect timeout
+        expect(result.reconnect).toMatchObject({ opens: 2, code: 1000, readyState: 3, url: dropping.url });
+        expect(result.reconnect.states.filter((s) => s === 'READY')).toHaveLength(2);
+        expect(result.reconnect.states.at(-1)).toBe('SHUTDOWN');
+        expect(dropping.received).toEqual(['hello 1', 'hello 2']);
+        expect(result.heartbeat).toMatchObject({ code: 4000, reason: 'heartbeat timeout', error: 'HeartbeatTimeoutError' });
+        expect(result.heartbeat.after).toBeGreaterThanOrEqual(400);
+        expect(silent.received.filter((m) => m === 'ping').length).toBeGreaterThanOrEqual(1);
+      },
+      60_000,
+    );
+  }
 });

@@ -11,6 +11,7 @@ import { checkOptionsObject, describeValue, optionalFunction, optionalNumber } f
 
 /** What {@link throttleQueue} needs of a BullMQ `Queue` (its `rateLimit(ms)` method). */
 export interface QueueRateLimiter {
+  /** Pauses the queue's workers for `expireTimeMs` milliseconds (BullMQ's global rate limit). */
   rateLimit(expireTimeMs: number): Promise<void>;
 }
 

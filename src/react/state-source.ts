@@ -13,7 +13,10 @@ export interface StateSource<S extends ConnectionSnapshot = ConnectionSnapshot> 
   /** "Retry now" (ConnectionManager, ReconnectingWebSocket). */
   readonly resetBackoff?: () => void;
   /** "Retry now" through the manager (ManagedChannel). */
-  readonly manager?: { resetBackoff(): void };
+  readonly manager?: {
+    /** The connection manager's "Retry now". */
+    resetBackoff(): void;
+  };
 }
 
 /** The snapshot a hook shows on the server and while hydrating: IDLE, no attempt yet. */

@@ -34,7 +34,7 @@ export interface StormDecision {
  * The server's admission rule. Before `downAt` it accepts everything (the clients' first
  * connections); in [downAt, upAt) it refuses everything (`down`); from `upAt` on it accepts the first
  * `capacity` attempts of each window [upAt + k s, upAt + (k + 1) s) and refuses the rest (`refused`,
- * counted as wasted). With `admission`, windows and slots come from an {@link AdmissionGate}.
+ * counted as wasted). With `admission`, windows and slots come from an admission gate (`src/server/herd-plan.ts`).
  */
 export class StormServer {
   #window = -1;

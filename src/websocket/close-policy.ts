@@ -24,6 +24,7 @@ export type CloseDecision =
 /** The rules {@link decideClose} applies. */
 export interface ClosePolicy {
   readonly permanentCloseCodes: readonly number[];
+  /** Decides, for a close code that is neither permanent nor a 1012/1013 hint, whether to reconnect. */
   readonly shouldReconnect: ((event: CloseEventLike) => boolean) | undefined;
 }
 

@@ -7,7 +7,9 @@
 
 /** A minimal event target. */
 export interface EventTargetLike {
+  /** Starts calling `listener` on events of `type`. */
   addEventListener(type: string, listener: () => void): void;
+  /** Stops calling a listener given to `addEventListener`. */
   removeEventListener(type: string, listener: () => void): void;
 }
 
@@ -15,7 +17,9 @@ export interface EventTargetLike {
 export interface EnvironmentLike {
   readonly navigator?: { readonly onLine?: boolean } | undefined;
   readonly document?: (EventTargetLike & { readonly visibilityState?: string }) | undefined;
+  /** `window.addEventListener`, for the `online` and `offline` events. */
   readonly addEventListener?: EventTargetLike['addEventListener'];
+  /** `window.removeEventListener`. */
   readonly removeEventListener?: EventTargetLike['removeEventListener'];
 }
 

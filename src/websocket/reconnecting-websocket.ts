@@ -91,10 +91,18 @@ export interface ReconnectingWebSocketEventMap {
  * types (`(event: MessageEvent) => void`, `(event: CloseEvent) => void`) or for
  * reconnecting-websocket's own event classes are accepted unchanged.
  */
-export type EventHandler<E> = { bivarianceHack(event: E): void }['bivarianceHack'];
+export type EventHandler<E> = {
+  /** Called with each event. */
+  bivarianceHack(event: E): void;
+}['bivarianceHack'];
 
 /** A listener: a function or an object with `handleEvent`, as for EventTarget. */
-export type Listener<E> = EventHandler<E> | { handleEvent(event: E): void };
+export type Listener<E> =
+  | EventHandler<E>
+  | {
+      /** Called with each event. */
+      handleEvent(event: E): void;
+    };
 
 /**
  * The options of `addEventListener`, as for EventTarget: `once` removes the listener after its first
@@ -298,6 +306,7 @@ export class ReconnectingWebSocket {
     return this.#lastSocket?.binaryType ?? this.#binaryType ?? 'blob';
   }
 
+  /** Sets the binary type of the current socket and of every socket opened later. */
   set binaryType(value: string) {
     this.#binaryType = value;
     if (this.#lastSocket !== undefined) this.#lastSocket.binaryType = value;

@@ -46,12 +46,16 @@ export interface WebSocketLike {
   readonly extensions: string;
   readonly bufferedAmount: number;
   binaryType: string;
+  /** Sends `data` on the open socket. */
   send(data: Message): void;
+  /** Starts the closing handshake. */
   close(code?: number, reason?: string): void;
   // The listener's parameter is `any` so that the DOM's WebSocket and `ws`'s, whose listener types
   // differ, both fit; the adapter's own listeners take the event types above.
+  /** Adds a listener for `open`, `message`, `close` or `error`. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   addEventListener(type: string, listener: (event: any) => void): void;
+  /** Removes a listener given to `addEventListener`. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   removeEventListener(type: string, listener: (event: any) => void): void;
 }

@@ -82,7 +82,10 @@ export interface RatioBudgetOptions {
    */
   readonly minRetries?: number;
   /** The clock. @defaultValue RxJS `asyncScheduler` */
-  readonly scheduler?: { now(): number };
+  readonly scheduler?: {
+    /** The current time in milliseconds. */
+    now(): number;
+  };
 }
 
 /** A ratio budget; `retryRatio` is the share of attempts in the window that were retries. */

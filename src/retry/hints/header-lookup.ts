@@ -8,7 +8,10 @@
 /** Anything {@link readHeader} can read a header from. */
 export type HeaderSource =
   | { readonly headers: unknown }
-  | { get(name: string): unknown }
+  | {
+      /** The value of header `name` (any case), as `Headers.get` returns it. */
+      get(name: string): unknown;
+    }
   | Readonly<Record<string, unknown>>;
 
 function fromValue(value: unknown): string | undefined {

@@ -53,7 +53,10 @@ export interface RetryMetricsOptions {
   /** The sliding window, in milliseconds. @defaultValue 60000 */
   readonly window?: number;
   /** The clock. @defaultValue RxJS `asyncScheduler` */
-  readonly scheduler?: { now(): number };
+  readonly scheduler?: {
+    /** The current time in milliseconds. */
+    now(): number;
+  };
   /** An OpenTelemetry meter (`metrics.getMeter('name')`) or any {@link MeterLike}. @defaultValue none */
   readonly meter?: MeterLike;
   /** Attributes added to every measurement, e.g. `{ 'server.address': 'api.example.com' }`. @defaultValue {} */

@@ -1,9 +1,23 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type Plugin } from 'vitest/config';
 
 // CI writes a JSON report per run (one per Node major) and counts it; VITEST_JSON names the file.
 const jsonReport = process.env['VITEST_JSON'] ?? 'test-results/vitest.json';
 
+// REDIALER_GRPC_JS=grpc-js-1-10 runs the code under test (src/ and the tests' clients) against another
+// installed grpc-js (an npm alias), to catch a grpc-js release that changes the internals redialer/grpc
+// reads. Files named *grpc-server.ts keep the newest grpc-js: the test servers are the foreign side.
+const grpcJs = process.env['REDIALER_GRPC_JS'];
+const grpcJsAlias: Plugin = {
+  name: 'redialer-grpc-js-version',
+  enforce: 'pre',
+  resolveId(source, importer, options) {
+    if (grpcJs === undefined || source !== '@grpc/grpc-js' || importer === undefined || importer.endsWith('grpc-server.ts')) return null;
+    return this.resolve(grpcJs, importer, { ...options, skipSelf: true });
+  },
+};
+
 export default defineConfig({
+  plugins: [grpcJsAlias],
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,

@@ -89,6 +89,12 @@ export interface ManagedChannelOptions extends Omit<ConnectionManagerOptions<Grp
 
 type ChannelRef = ReturnType<ChannelInterface['getChannelzRef']>;
 
+/** Bytes read so far on an HTTP/2 session's socket (undefined when Node does not say). */
+function bytesRead(session: EventEmitter): number | undefined {
+  const socket = (session as { socket?: { bytesRead?: unknown } }).socket;
+  return typeof socket?.bytesRead === 'number' ? socket.bytesRead : undefined;
+}
+
 /** What ended an attempt's connection, from what its sockets and HTTP/2 session reported. */
 function causeOf(tracking: SocketTracking, goaway: GoawayError | undefined): Error | undefined {
   return goaway ?? tracking.errors[0];
@@ -148,12 +154,19 @@ export function grpcChannelConnector(
         subscriber.error(permanent(error));
         return undefined;
       }
-      let phase: 'connecting' | 'ready' = 'connecting';
+      // 'settings': grpc-js says READY but the server's SETTINGS frame has not been read yet (grpc-js
+      // 1.10 reports READY at TCP/TLS connect); the attempt is not established until it has been.
+      let phase: 'connecting' | 'settings' | 'ready' = 'connecting';
       let goaway: GoawayError | undefined;
       const onGoaway = (errorCode: number, lastStreamId?: number, opaqueData?: Buffer): void => {
         goaway ??= new GoawayError(errorCode, lastStreamId, opaqueData);
       };
       const sessions: EventEmitter[] = [];
+      const established = (): void => {
+        if (subscriber.closed || phase !== 'settings') return;
+        phase = 'ready';
+        subscriber.next(channel);
+      };
       // Connect inside a tracking context: every socket grpc-js opens for this attempt is known.
       const tracking = trackSockets(() => {
         channel.getConnectivityState(true);
@@ -164,33 +177,45 @@ export function grpcChannelConnector(
       };
       const watch = channelState(channel).subscribe((state) => {
         if (state === 'READY') {
-          phase = 'ready';
-          // Hear the server's GOAWAY (code and debug data) before grpc-js reacts to it. grpc-js reports
-          // READY just before it stores the connection's transport, so look once that is done.
+          phase = 'settings';
+          // grpc-js reports READY just before it stores the connection's transport: look once that is done.
           queueMicrotask(() => {
             if (subscriber.closed) return;
             for (const session of grpcJsSessions(channel)) {
+              // Hear the server's GOAWAY (code and debug data) before grpc-js reacts to it.
               session.prependListener('goaway', onGoaway);
               sessions.push(session);
             }
+            // Nothing read from the server yet: its SETTINGS frame is still to come. grpc-js has removed
+            // the session's listeners, which turns Node's 'remoteSettings' event off; the server's ACK of
+            // our SETTINGS ('localSettings') follows its own SETTINGS frame and still arrives.
+            const waiting = sessions.find((session) => bytesRead(session) === 0);
+            if (waiting === undefined) established();
+            else {
+              waiting.once('remoteSettings', established);
+              waiting.once('localSettings', established);
+            }
           });
-          subscriber.next(channel);
         } else if (phase === 'ready') {
           const cause = causeOf(tracking, goaway);
           end(cause instanceof GoawayError ? cause : new ConnectionClosedError(
             cause === undefined ? `the connection to ${target} was lost` : `the connection to ${target} was lost: ${cause.message}`,
             { cause },
           ));
-        } else if (state === 'TRANSIENT_FAILURE' || state === 'SHUTDOWN') {
+        } else if (phase === 'settings' || state === 'TRANSIENT_FAILURE' || state === 'SHUTDOWN') {
           end(new ConnectionFailedError(target, state, causeOf(tracking, goaway), tracking.sockets.size > 0));
         }
       });
       return () => {
         watch.unsubscribe();
-        for (const session of sessions) session.off('goaway', onGoaway);
+        for (const session of sessions) {
+          session.off('goaway', onGoaway);
+          session.off('remoteSettings', established);
+          session.off('localSettings', established);
+        }
         channel.close();
         // An established connection closes gracefully with the channel; an attempt must be cut.
-        if (phase === 'connecting') tracking.destroyAll();
+        if (phase !== 'ready') tracking.destroyAll();
         tracking.end();
       };
     });

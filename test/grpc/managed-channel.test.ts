@@ -153,9 +153,10 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
 
   it('READY comes exactly with the server SETTINGS frame: a raw peer that sends only SETTINGS, late, is READY only then', async () => {
     let sendSettings: (() => void) | undefined;
-    // An empty HTTP/2 SETTINGS frame: length 0, type 0x4, no flags, stream 0.
+    // An empty HTTP/2 SETTINGS frame (length 0, type 0x4, no flags, stream 0), then the ACK of the
+    // client's SETTINGS (flag 0x1), as a server's preface goes.
     const tcp = await tcpListener((socket) => {
-      sendSettings = () => socket.write(Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]));
+      sendSettings = () => socket.write(Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 4, 1, 0, 0, 0, 0]));
     });
     const { channel } = managed(tcp.address, { ...fast, minConnectTimeout: 5000 });
     const log = record(channel.state$);
@@ -249,7 +250,9 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
       });
       stream.on('error', resolve);
     });
-    expect(await failed).toMatchObject({ code: status.UNAVAILABLE });
+    // (grpc-js 1.10, the CI run with REDIALER_GRPC_JS, ends such a call with CANCELLED.)
+    const lost = process.env['REDIALER_GRPC_JS'] === 'grpc-js-1-10' ? status.CANCELLED : status.UNAVAILABLE;
+    expect(await failed).toMatchObject({ code: lost });
     await s.restart();
     await until(channel.state$, (x) => x.state === 'READY');
     await expect(echo(client, 'next')).resolves.toEqual({ text: 'next' });

@@ -4,8 +4,7 @@
  * measured against the backoff schedule. Short backoffs and minConnectTimeout; assertions are on
  * order, counts and lower bounds, never on speed.
  */
-import { Server, ServerCredentials, credentials, Metadata, status, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
-import { createServer, type Socket } from 'node:net';
+import { credentials, Metadata, status } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type ConnectionSnapshot, ConnectionManager, grpcBackoff, isConnectionClosedError, isConnectTimeoutError } from '../../src/index.js';
 import {
@@ -23,10 +22,9 @@ import {
   type CountHandler,
   createTestClient,
   echo,
-  type EchoRequest,
+  startFlappingServer,
   startTestServer,
   type TestServer,
-  testService,
   type Tick,
 } from '../grpc/support/service.js';
 import { type Fault, type FaultProxy, startFaultProxy } from '../../src/testing/fault-proxy.js';
@@ -247,7 +245,9 @@ describe('gRPC through the fault proxy', () => {
     await closeAndCount(() => proxy.accepted);
   });
 
-  it('stall after SETTINGS: READY, then silence; calls end at their deadline and keepalive declares the connection dead, so the channel reconnects', async () => {
+  // With grpc-js 1.10 (the CI run with REDIALER_GRPC_JS), a ManagedChannel is READY at the server's ACK of
+  // its SETTINGS (grpc-js 1.10 turns Node's remoteSettings event off), which this fault never lets through.
+  it.skipIf(process.env['REDIALER_GRPC_JS'] === 'grpc-js-1-10')('stall after SETTINGS: READY, then silence; calls end at their deadline and keepalive declares the connection dead, so the channel reconnects', async () => {
     const s = await server({
       serverOptions: { 'grpc.keepalive_permit_without_calls': 1, 'grpc.http2.min_ping_interval_without_data_ms': 10, 'grpc.http2.max_ping_strikes': 0 },
     });
@@ -292,42 +292,10 @@ describe('gRPC through the fault proxy', () => {
 });
 
 describe('a real flapping gRPC server cannot push the attempt rate above the policy', () => {
-  /** A grpc-js server that speaks HTTP/2 (SETTINGS: the client is READY) and drops each connection after `ms`. */
   async function flappingServer(ms: number): Promise<{ port: number; accepted: () => number }> {
-    const grpc = new Server();
-    grpc.addService(testService, {
-      echo: (call: ServerUnaryCall<EchoRequest, EchoRequest>, callback: sendUnaryData<EchoRequest>) => {
-        callback(null, call.request);
-      },
-      count: () => undefined,
-      chat: () => undefined,
-    });
-    const injector = grpc.createConnectionInjector(ServerCredentials.createInsecure());
-    const sockets = new Set<Socket>();
-    const timers = new Set<ReturnType<typeof setTimeout>>();
-    let accepted = 0;
-    const listener = createServer((socket) => {
-      accepted += 1;
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => undefined);
-      injector.injectConnection(socket);
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        socket.destroy();
-      }, ms);
-      timers.add(timer);
-    });
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-    cleanup.push(async () => {
-      for (const timer of timers) clearTimeout(timer);
-      for (const socket of sockets) socket.destroy();
-      grpc.forceShutdown();
-      await new Promise((resolve) => listener.close(resolve));
-    });
-    const address = listener.address();
-    if (address === null || typeof address === 'string') throw new Error('no port');
-    return { port: address.port, accepted: () => accepted };
+    const flapping = await startFlappingServer(ms);
+    cleanup.push(() => flapping.close());
+    return flapping;
   }
 
   it('READY, then dropped after 20 ms: with the minUptime guard, attempts follow the schedule', async () => {

@@ -46,13 +46,20 @@ function onSocket(message: unknown): void {
   const socket = (message as { socket?: Socket } | null)?.socket;
   if (tracking === undefined || socket === undefined) return;
   if (tracking.ended) {
-    // net.connect() publishes the socket before it calls socket.connect(): replace that call on this
-    // one socket, so that no SYN is ever sent, and fail the socket as a refused connection would.
+    // Never dial for an ended attempt. Node 20 publishes the socket from net.connect() before it calls
+    // socket.connect(): that call is replaced on this one socket. Node 22 and later publish from inside
+    // socket.connect(), which then returns at once when `_parent.connecting` says a parent socket is
+    // already dialling. Either way no SYN is sent, and the socket fails as a refused connection would.
     tracking.blocked += 1;
-    socket.connect = function (this: Socket): Socket {
-      process.nextTick(() => this.destroy(refusedError()));
+    const blocked = socket as Socket & { _parent?: unknown };
+    blocked.connect = function (this: Socket): Socket {
       return this;
     };
+    blocked._parent = { connecting: true };
+    process.nextTick(() => {
+      blocked._parent = null;
+      socket.destroy(refusedError());
+    });
     return;
   }
   tracking.sockets.add(socket);

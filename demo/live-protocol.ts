@@ -70,3 +70,13 @@ export type ServerMessage =
 export type PageMessage =
   | { readonly type: 'retry'; readonly client: ClientId }
   | { readonly type: 'fault'; readonly client: ClientId; readonly fault: FaultName };
+
+/** Elapsed time as the terminal and the dashboard's log show it: "  3.25 s". */
+export function formatElapsed(ms: number): string {
+  return `${(ms / 1000).toFixed(2).padStart(6)} s`;
+}
+
+/** "1 attempt", "2 attempts". */
+export function plural(count: number, noun: string): string {
+  return `${String(count)} ${noun}${count === 1 ? '' : 's'}`;
+}

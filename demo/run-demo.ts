@@ -8,7 +8,7 @@ import { type DemoRig, faultName, startRig } from './demo-rig.js';
 import type { PhaseStatus, ServerMessage } from './live-protocol.js';
 import { type Phase, type Scenario, differencesFromGrpc } from './scenario.js';
 import { type DemoSummary, type Recovery, formatSummary, summarize } from './summary.js';
-import { type DemoView, type Output, lineView, liveView } from './terminal-view.js';
+import { type DemoView, type Output, colorWanted, lineView, liveView } from './terminal-view.js';
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -22,6 +22,8 @@ export interface DemoOptions {
   /** The folder holding the page's bundled script. */
   readonly assetsDir: string;
   readonly out: Output;
+  /** The environment read for NO_COLOR, FORCE_COLOR and TERM. @defaultValue process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
   /** Ends the serve mode (and the script, if still running). */
   readonly signal?: AbortSignal;
   /** Called once the dashboard is up, with a handle the tests use. */
@@ -68,14 +70,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
   const { scenario, out, signal } = options;
   const settings = scenario.settings;
   const startedAt = Date.now();
-  const color = out.isTTY === true;
+  const color = colorWanted(out, options.env ?? process.env);
   const aborted = (): boolean => signal?.aborted === true;
   // Filled in as the parts start; transitions arrive from the first moment on.
   const parts: { rig?: DemoRig; dashboard?: Dashboard } = {};
   let phase: PhaseStatus | null = null;
   const tracks = (): ClientTrack[] => (parts.rig === undefined ? [] : [parts.rig.clients.grpc.track, parts.rig.clients.websocket.track]);
   const horizon = scenario.phases.reduce((sum, p) => sum + p.duration, 0);
-  let view: DemoView = lineView(out, startedAt);
+  let view: DemoView = lineView(out, startedAt, color);
   const differences = differencesFromGrpc(settings);
 
   out.write(
@@ -110,7 +112,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
   parts.dashboard = dashboard;
   out.write(`Dashboard: ${dashboard.url}${options.serve ? '' : '  (add --serve to keep it running after the story)'}\n\n`);
   options.onReady?.({ rig: running, dashboard });
-  if (out.isTTY === true) view = liveView(out, startedAt, tracks, horizon);
+  if (out.isTTY === true) view = liveView(out, startedAt, tracks, horizon, '', color);
 
   const setPhase = (status: PhaseStatus | null): void => {
     phase = status;
@@ -139,7 +141,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
   }
   const endedAt = Date.now();
   view.finish();
-  view = lineView(out, startedAt);
+  view = lineView(out, startedAt, color);
   const summary = summarize(tracks(), recoveries, phaseStarts, running.traffic, startedAt, endedAt);
   const text = formatSummary(summary, tracks(), startedAt, endedAt, differences, color);
   if (phases.length > 0) out.write(`\n${text}\n`);
@@ -148,7 +150,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
   if (options.serve) {
     setPhase({ index: phases.length, count: phases.length, name: 'free play', explain: 'switch faults and press Retry now on the dashboard', startedAt: Date.now() });
     out.write(`\nServing the dashboard at ${dashboard.url} (Ctrl-C to stop)\n\n`);
-    if (color) view = liveView(out, Date.now(), tracks, 60_000, `free play: switch faults and press Retry now at ${dashboard.url}`);
+    if (out.isTTY === true) {
+      view = liveView(out, Date.now(), tracks, 60_000, `free play: switch faults and press Retry now at ${dashboard.url}`, color);
+    }
     await new Promise<void>((resolve) => {
       if (signal === undefined || signal.aborted) resolve();
       else signal.addEventListener('abort', () => { resolve(); }, { once: true });

@@ -4,7 +4,7 @@
  */
 import type { ConnectivityState } from '../src/index.js';
 import type { ClientTrack } from './client-track.js';
-import type { TimelineEntry } from './live-protocol.js';
+import { formatElapsed, type TimelineEntry } from './live-protocol.js';
 import type { Phase } from './scenario.js';
 
 /** Where the demo writes. */
@@ -37,7 +37,29 @@ const RESET = '\u001b[0m';
 /** Which state a timeline cell shows when several occurred in it: failures stay visible. */
 const RANK: Record<ConnectivityState, number> = { SHUTDOWN: 0, IDLE: 1, READY: 2, CONNECTING: 3, TRANSIENT_FAILURE: 4 };
 
-const clock = (ms: number): string => `${(ms / 1000).toFixed(2).padStart(6)} s`;
+const clock = formatElapsed;
+
+/**
+ * Whether to color the output, read as Node's own terminal code does (tty.getColorDepth): FORCE_COLOR
+ * first ("0" or "false" turns color off, any other value on, even on a pipe), then NO_COLOR
+ * (no-color.org: set and not empty turns it off) and TERM=dumb, then whether `out` is a terminal.
+ */
+export function colorWanted(out: Output, env: Readonly<Record<string, string | undefined>>): boolean {
+  const force = env['FORCE_COLOR'];
+  if (force !== undefined) return force !== '0' && force !== 'false';
+  const none = env['NO_COLOR'];
+  if ((none !== undefined && none !== '') || env['TERM'] === 'dumb') return false;
+  return out.isTTY === true;
+}
+
+/** `text` in the state's color, or plain. */
+function paint(state: ConnectivityState, text: string, color: boolean): string {
+  return color ? `${COLOR[state]}${text}${RESET}` : text;
+}
+
+function bold(text: string, color: boolean): string {
+  return color ? `\u001b[1m${text}\u001b[0m` : text;
+}
 
 /**
  * One cell per `cell` ms from `start` to `end`: the highest-ranked state the client was in during
@@ -100,7 +122,7 @@ export function fit(line: string, columns: number): string {
       i += code.length;
       continue;
     }
-    if (visible >= columns - 1) return `${out}…${RESET}`;
+    if (visible >= columns - 1) return `${out}…${out.includes('\u001b') ? RESET : ''}`;
     const char = String.fromCodePoint(line.codePointAt(i) ?? 32);
     out += char;
     visible += 1;
@@ -109,8 +131,8 @@ export function fit(line: string, columns: number): string {
   return out;
 }
 
-/** Appends one line per event: for CI logs and pipes. */
-export function lineView(out: Output, startedAt: number): DemoView {
+/** Appends one line per event: for CI logs and pipes (colored only when `color`, e.g. FORCE_COLOR). */
+export function lineView(out: Output, startedAt: number, color = false): DemoView {
   const width = 9; // "websocket"
   return {
     phase(index, phase, at) {
@@ -118,7 +140,7 @@ export function lineView(out: Output, startedAt: number): DemoView {
     },
     transition(client, entry) {
       if (entry === null) return;
-      out.write(`${clock(entry.at - startedAt)}  ${client.id.padEnd(width)}  ${entry.state.padEnd(17)}  ${entry.detail}\n`);
+      out.write(`${clock(entry.at - startedAt)}  ${client.id.padEnd(width)}  ${paint(entry.state, entry.state.padEnd(17), color)}  ${entry.detail}\n`);
     },
     note(text) {
       out.write(`${text}\n`);
@@ -129,8 +151,18 @@ export function lineView(out: Output, startedAt: number): DemoView {
   };
 }
 
-/** Redraws a live panel in place, ten times a second; `headline` shows until the first phase. */
-export function liveView(out: Output, startedAt: number, clients: () => readonly ClientTrack[], horizon: number, headline = ''): DemoView {
+/**
+ * Redraws a live panel in place, ten times a second; `headline` shows until the first phase. Without
+ * `color` (NO_COLOR), the same panel with letters for the timeline and no color codes.
+ */
+export function liveView(
+  out: Output,
+  startedAt: number,
+  clients: () => readonly ClientTrack[],
+  horizon: number,
+  headline = '',
+  color = true,
+): DemoView {
   let phaseLine = headline;
   const recent: string[] = [];
   let drawn = 0;
@@ -140,16 +172,16 @@ export function liveView(out: Output, startedAt: number, clients: () => readonly
 
   const draw = (): void => {
     const now = Date.now();
-    const lines = [`\u001b[1mredialer demo\u001b[0m  ${clock(now - startedAt)}   ${phaseLine}`, ''];
+    const lines = [`${bold('redialer demo', color)}  ${clock(now - startedAt)}   ${phaseLine}`, ''];
     for (const client of clients()) {
       const s = client.status;
       lines.push(
-        `  ${client.id.padEnd(10)} ${COLOR[s.state]}${s.state.padEnd(17)}${RESET} attempt ${String(s.attempt).padEnd(3)} ${countdown(client, now).padEnd(22)} ${s.state === 'READY' ? '' : (s.error ?? '')}`,
+        `  ${client.id.padEnd(10)} ${paint(s.state, s.state.padEnd(17), color)} attempt ${String(s.attempt).padEnd(3)} ${countdown(client, now).padEnd(22)} ${s.state === 'READY' ? '' : (s.error ?? '')}`,
       );
     }
-    lines.push('', `  timeline, one cell = ${String(cellWidth / 1000)} s:   ${legend(true)}`);
+    lines.push('', `  timeline, one cell = ${String(cellWidth / 1000)} s:   ${legend(color)}`);
     for (const client of clients()) {
-      lines.push(`  ${client.id.padEnd(10)} ${strip(timelineCells(client.entries, startedAt, now, cellWidth), true)}`);
+      lines.push(`  ${client.id.padEnd(10)} ${strip(timelineCells(client.entries, startedAt, now, cellWidth), color)}`);
     }
     lines.push('', ...recent.slice(-8).map((l) => `  ${l}`));
     const text = lines.map((l) => `${fit(l, width())}\u001b[K`).join('\n');
@@ -159,13 +191,13 @@ export function liveView(out: Output, startedAt: number, clients: () => readonly
   const timer = setInterval(draw, 100);
   return {
     phase(index, phase, at) {
-      phaseLine = `\u001b[1m${String(index + 1)}. ${phase.name}\u001b[0m: ${phase.explain}`;
+      phaseLine = `${bold(`${String(index + 1)}. ${phase.name}`, color)}: ${phase.explain}`;
       recent.push(`${clock(at - startedAt)}  == ${phase.name}`);
       draw();
     },
     transition(client, entry) {
       if (entry === null) return;
-      recent.push(`${clock(entry.at - startedAt)}  ${client.id.padEnd(10)} ${COLOR[entry.state]}${entry.state.padEnd(17)}${RESET} ${entry.detail}`);
+      recent.push(`${clock(entry.at - startedAt)}  ${client.id.padEnd(10)} ${paint(entry.state, entry.state.padEnd(17), color)} ${entry.detail}`);
       if (drawn > 0) draw();
     },
     note(text) {

@@ -7,7 +7,7 @@ import type { ConnectivityState } from '../../src/index.js';
 import { exponentialBackoff, grpcBackoff, type BackoffPolicy, type JitterKind } from '../../src/index.js';
 import { redialerGrpcPolicy, simulateStorm, stormSvg, type StormPolicy, type StormResult } from '../../src/simulator/index.js';
 import { ReconnectingWebSocket, type WebSocketSnapshot } from '../../src/websocket/index.js';
-import type { ClientStatus, FaultName, PageMessage, ServerMessage, TimelineEntry } from '../live-protocol.js';
+import { formatElapsed, plural, type ClientStatus, type FaultName, type PageMessage, type ServerMessage, type TimelineEntry } from '../live-protocol.js';
 
 type BadgeId = 'page' | ClientStatus['id'];
 
@@ -43,6 +43,8 @@ const entries: (TimelineEntry | { at: number; client: 'page'; state: Connectivit
 const history: Record<BadgeId, HistoryEntry[]> = { page: [], grpc: [], websocket: [] };
 /** Server clock minus this page's clock. */
 let offset = 0;
+/** When the demo started, on this page's clock (the log counts from it, as the terminal does). */
+let startedAt: number | null = null;
 let pageAttempts = 0;
 
 function element(id: string): HTMLElement {
@@ -60,9 +62,24 @@ function describe(error: unknown): string | null {
 // The page's own connection: gRPC's defaults but a 10 s cap and a 5 s connect timeout.
 const socket = new ReconnectingWebSocket(`ws://${location.host}/live`, [], { maxReconnectionDelay: 10_000, connectionTimeout: 5000 });
 
+const SPOKEN: Record<ConnectivityState, string> = {
+  READY: 'connected',
+  CONNECTING: 'connecting',
+  TRANSIENT_FAILURE: 'waiting to reconnect',
+  IDLE: 'idle',
+  SHUTDOWN: 'stopped',
+};
+
+/** Tells screen readers (the polite live region) that a connection changed state. */
+function announce(badge: Badge): void {
+  const wait = badge.nextAttemptAt === null ? '' : `, next attempt in ${String(Math.max(0, Math.round((badge.nextAttemptAt - Date.now()) / 1000)))} s`;
+  element('announce').textContent = `${badge.label}: ${SPOKEN[badge.state]}${wait}`;
+}
+
 function setBadge(badge: Badge): void {
   const previous = badges.get(badge.id);
   badges.set(badge.id, badge);
+  if (previous !== undefined && previous.state !== badge.state) announce(badge);
   if (previous?.state !== badge.state || previous.attempt !== badge.attempt || previous.since !== badge.since) {
     history[badge.id].push({ at: badge.since, state: badge.state, attempt: badge.attempt, nextAttemptAt: badge.nextAttemptAt });
   }
@@ -103,6 +120,7 @@ socket.onmessage = (event) => {
   switch (message.type) {
     case 'hello':
       offset = message.now - Date.now();
+      startedAt = message.startedAt - offset;
       element('settings').textContent = `Demo settings that differ from gRPC's defaults: ${message.differences.join('; ')}.`;
       for (const c of message.clients) {
         history[c.id] = message.timeline.filter((e) => e.client === c.id).map((e) => ({ at: e.at - offset, state: e.state, attempt: 0, nextAttemptAt: null }));
@@ -188,14 +206,19 @@ function renderBadge(b: Badge): void {
   }
   root.dataset['state'] = b.state;
   set('.countdown', countdownText(b, Date.now()));
-  set('.meta', `attempt ${String(b.attempt)} since the last reset · ${String(b.attempts)} attempts in all${b.resets === null ? '' : ` · ${String(b.resets)} backoff resets`}${b.state !== 'READY' && b.error !== null ? ` · last error: ${b.error}` : ''}`);
+  set(
+    '.meta',
+    `attempt ${String(b.attempt)} since the last reset · ${plural(b.attempts, 'attempt')} in all` +
+      `${b.resets === null ? '' : ` · ${plural(b.resets, 'backoff reset')}`}${b.state !== 'READY' && b.error !== null ? ` · last error: ${b.error}` : ''}`,
+  );
   const retry = root.querySelector<HTMLButtonElement>('.retry');
   if (retry !== null) retry.disabled = b.state === 'READY' || b.state === 'SHUTDOWN';
   for (const button of root.querySelectorAll<HTMLButtonElement>('[data-fault]')) button.setAttribute('aria-pressed', String(button.dataset['fault'] === b.fault));
 }
 
+/** Seconds since the demo started, as the terminal prints them (the page's clock until the first hello). */
 function clock(ms: number): string {
-  return new Date(ms).toLocaleTimeString('en-GB', { hour12: false });
+  return formatElapsed(ms - (startedAt ?? entries[0]?.at ?? ms));
 }
 
 function renderLog(): void {
@@ -288,7 +311,9 @@ function simulate(form: HTMLFormElement): void {
       results
         .map((r) => `<tr><td>${r.policy}</td><td>${String(r.peakAfterReturn)}</td><td>${String(r.wasted)}</td><td>${secs(r.reconnectedIn.p50)}</td><td>${secs(r.reconnectedIn.p99)}</td><td>${secs(r.reconnectedIn.p100)}</td><td>${r.attemptsPerClient.mean.toFixed(1)}</td></tr>`)
         .join('');
-    element('storm-plot').innerHTML = stormSvg(results);
+    // Each policy on its own time axis (a fast one is not squeezed into the first seconds), as wide as the page.
+    const plotWidth = Math.round(Math.max(320, Math.min(900, element('storm-plot').clientWidth || 900)));
+    element('storm-plot').innerHTML = stormSvg(results, { xRange: 'per-panel', width: plotWidth });
   } catch (error) {
     status.classList.add('error');
     status.textContent = describe(error) ?? 'the simulation failed';
@@ -296,6 +321,13 @@ function simulate(form: HTMLFormElement): void {
 }
 
 const form = element('storm-form') as HTMLFormElement;
+// The "± fraction" field applies only to gRPC's proportional jitter.
+const jitterSelect = form.elements.namedItem('jitter') as HTMLSelectElement;
+const showFraction = (): void => {
+  element('fraction-field').hidden = jitterSelect.value !== 'proportional';
+};
+jitterSelect.addEventListener('change', showFraction);
+showFraction();
 form.addEventListener('submit', (event) => {
   event.preventDefault();
   element('storm-status').textContent = 'simulating…';

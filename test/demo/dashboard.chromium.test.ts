@@ -115,10 +115,27 @@ describe.skipIf(!hasChromium)('the dashboard in headless Chromium', () => {
     await waitForState(page, 'grpc', 'READY');
     await waitForState(page, 'websocket', 'READY');
     expect(await page.locator('#storm-plot svg').count()).toBe(1);
+    expect(await page.getAttribute('#storm-plot svg', 'aria-labelledby')).toMatch(/^plot-\w+-title plot-\w+-desc$/);
+
+    // The "± fraction" field shows only for gRPC's proportional jitter.
+    expect(await page.isHidden('#fraction-field')).toBe(true);
+    await page.selectOption('select[name="jitter"]', 'proportional');
+    expect(await page.isVisible('#fraction-field')).toBe(true);
+    await page.selectOption('select[name="jitter"]', 'none');
+    expect(await page.isHidden('#fraction-field')).toBe(true);
+
+    // The log counts seconds since the demo started, as the terminal does; counts are spelled right.
+    const logLines = ((await page.textContent('#log')) ?? '').split('\n');
+    expect(logLines.length).toBeGreaterThan(0);
+    for (const line of logLines) expect(line).toMatch(/^ *\d+\.\d\d s {2}\S/);
+    for (const meta of await page.locator('.card .meta').allTextContents()) expect(meta).not.toMatch(/\b1 (attempts|backoff resets)\b/);
 
     // The demo server goes away: the page's badge leaves READY and counts down to its next attempt.
     await demo!.dashboard.pause();
     await waitForState(page, 'page', 'TRANSIENT_FAILURE');
+    // Screen readers hear it through the polite live region.
+    expect(await page.getAttribute('#announce', 'aria-live')).toBe('polite');
+    await page.waitForFunction(() => /^This page .*: (waiting to reconnect|connecting)/.test(document.getElementById('announce')?.textContent ?? ''), undefined, { timeout: 10_000 });
     await waitForLongWait(page, 'page', 1500);
     const attempt = (await badge(page, 'page'))!.attempt;
     const first = await countdown(page, 'page');
@@ -150,6 +167,15 @@ describe.skipIf(!hasChromium)('the dashboard in headless Chromium', () => {
     await waitForState(page, 'grpc', 'READY');
 
     await page.screenshot({ path: join(root, 'test-results/dashboard.png'), fullPage: true });
+
+    // On a 390 px phone: nothing wider than the screen; the storm plot is redrawn for the width (the
+    // form's defaults pass its own validation, or Simulate would do nothing).
+    expect(await page.evaluate(() => (document.getElementById('storm-form') as HTMLFormElement).checkValidity())).toBe(true);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.click('#storm-form button[type="submit"]');
+    await page.waitForFunction(() => (document.querySelector('#storm-plot svg')?.getAttribute('width') ?? '') !== '' && Number(document.querySelector('#storm-plot svg')!.getAttribute('width')) <= 390, undefined, { timeout: 30_000 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: join(root, 'test-results/dashboard-390.png'), fullPage: true });
     expect(pageErrors).toEqual([]);
   }, 120_000);
 });

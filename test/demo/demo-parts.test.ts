@@ -4,7 +4,7 @@ import { ClientTrack } from '../../demo/client-track.js';
 import { parsePageMessage } from '../../demo/dashboard-server.js';
 import { FAST_SCENARIO, FULL_SCENARIO, GRPC_DEFAULTS, differencesFromGrpc } from '../../demo/scenario.js';
 import { summarize } from '../../demo/summary.js';
-import { fit, timelineCells } from '../../demo/terminal-view.js';
+import { type DemoView, colorWanted, fit, lineView, liveView, timelineCells } from '../../demo/terminal-view.js';
 
 describe('parsePageMessage', () => {
   it.each([
@@ -87,5 +87,51 @@ describe('summarize', () => {
     const summary = summarize([track], [{ phase: 'server back', at: 4000 }, { phase: 'recovery', at: 8000 }], starts, { grpcOk: 1, grpcFailed: 2, echoes: 3 }, 0, 9000);
     expect(summary.clients[0]).toEqual({ id: 'grpc', attempts: 2, resets: 0, recoveredIn: [1300, null] });
     expect(summary.duration).toBe(9000);
+  });
+});
+
+describe('terminal colors: NO_COLOR and FORCE_COLOR', () => {
+  const tty = { write: () => true, isTTY: true };
+  const pipe = { write: () => true, isTTY: false };
+
+  it.each([
+    ['a terminal', tty, {}, true],
+    ['a pipe', pipe, {}, false],
+    ['NO_COLOR=1 on a terminal', tty, { NO_COLOR: '1' }, false],
+    ['NO_COLOR empty on a terminal (no-color.org: ignored)', tty, { NO_COLOR: '' }, true],
+    ['TERM=dumb on a terminal', tty, { TERM: 'dumb' }, false],
+    ['FORCE_COLOR=1 on a pipe', pipe, { FORCE_COLOR: '1' }, true],
+    ['FORCE_COLOR empty on a pipe', pipe, { FORCE_COLOR: '' }, true],
+    ['FORCE_COLOR=0 on a terminal', tty, { FORCE_COLOR: '0' }, false],
+    ['FORCE_COLOR=1 with NO_COLOR=1 (FORCE_COLOR wins, as in Node)', pipe, { FORCE_COLOR: '1', NO_COLOR: '1' }, true],
+  ] as const)('%s', (_name, out, env, expected) => {
+    expect(colorWanted(out, env)).toBe(expected);
+  });
+
+  /** Runs a view through a phase and a transition and returns what it wrote. */
+  function written(make: (out: { write(text: string): boolean; isTTY: boolean; columns: number }, clients: () => ClientTrack[]) => DemoView): string {
+    let text = '';
+    const track = new ClientTrack('grpc', 'gRPC', 'x');
+    const entry = track.record({ state: 'TRANSIENT_FAILURE', since: 10, attempt: 1, lastError: new Error('refused'), nextAttemptAt: 1010 }, 10);
+    const view = make({ write: (t) => ((text += t), true), isTTY: true, columns: 120 }, () => [track]);
+    view.phase(0, FAST_SCENARIO.phases[0]!, 0);
+    view.transition(track, entry);
+    view.finish();
+    return text;
+  }
+  // eslint-disable-next-line no-control-regex -- SGR color codes are what is checked
+  const SGR = /\u001b\[[0-9;]*m/;
+
+  it('the live panel without color writes no color codes, only cursor movement, and letters for the timeline', () => {
+    const plain = written((out, clients) => liveView(out, Date.now() - 1000, clients, 10_000, '', false));
+    expect(plain).not.toMatch(SGR);
+    expect(plain).toContain('TRANSIENT_FAILURE');
+    expect(plain).toContain('# READY');
+    expect(written((out, clients) => liveView(out, Date.now() - 1000, clients, 10_000, '', true))).toMatch(SGR);
+  });
+
+  it('the line view colors the states only when asked (FORCE_COLOR on a pipe)', () => {
+    expect(written((out) => lineView(out, 0))).not.toMatch(SGR);
+    expect(written((out) => lineView(out, 0, true))).toMatch(SGR);
   });
 });

@@ -9,6 +9,7 @@ import { ConnectionManager } from '../connection-manager.js';
 import type { ConnectionSnapshot } from '../connection-snapshot.js';
 import type { Connector } from '../connector.js';
 import { defineDispose, type DisposableWhereDeclared } from '../dispose.js';
+import { isConnectTimeoutError } from '../errors/connect-timeout-error.js';
 import { permanent } from '../errors/permanent-error.js';
 import { happyEyeballs } from '../failover/happy-eyeballs.js';
 import { isRetryAfterError, retryAfter } from '../errors/retry-after-error.js';
@@ -586,9 +587,16 @@ export class ReconnectingWebSocket {
       const close: CloseEventLike = { type: 'close', code, reason: releasing.reason ?? '', wasClean: true };
       return { mode: 'now', ...pick({ ...releasing, code }), events: [['close', close]] };
     }
-    // The manager cut the attempt at its deadline: reconnecting-websocket's TIMEOUT error, then a close.
-    const timeout = new Error('TIMEOUT');
-    return { mode: 'now', events: [['error', { type: 'error', message: timeout.message, error: timeout }], ['close', abnormalClose('timeout')]] };
+    // The manager has already moved on when it lets go of an attempt (its state is set before its
+    // effects run): a cut at the deadline shows as a ConnectTimeoutError.
+    const manager = this.#manager.snapshot;
+    if (manager.state !== 'CONNECTING' && isConnectTimeoutError(manager.lastError)) {
+      // reconnecting-websocket's TIMEOUT error, then a close.
+      const timeout = new Error('TIMEOUT');
+      return { mode: 'now', events: [['error', { type: 'error', message: timeout.message, error: timeout }], ['close', abnormalClose('timeout')]] };
+    }
+    // A socket that lost a race of several URLs (another one opened first): dropped quietly.
+    return { mode: 'now', events: [] };
   }
 
   #announce(events: readonly AnnouncedEvent[]): void {

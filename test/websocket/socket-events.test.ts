@@ -141,6 +141,29 @@ describe('reconnect(), the connect timeout and retryCount, as reconnecting-webso
   });
 });
 
+describe('several URLs', () => {
+  it('the socket that loses the race is dropped quietly: the application sees only the winner', () => {
+    const clock = createVirtualClock();
+    const fake = fakeWebSocketClass();
+    const socket = new ReconnectingWebSocket(['ws://a.test/', 'ws://b.test/'], null, {
+      WebSocket: fake.WebSocket,
+      scheduler: clock.scheduler,
+      random: () => 0.5,
+      environment: new FakeEnvironment(),
+    });
+    open.push(socket);
+    const seen: string[] = [];
+    socket.onopen = () => seen.push('open');
+    socket.onerror = () => seen.push('error');
+    socket.onclose = (e) => seen.push(`close ${String(e.code)}`);
+    clock.advanceBy(250); // the second URL starts after the stagger
+    expect(fake.sockets.map((s) => s.url)).toEqual(['ws://a.test/', 'ws://b.test/']);
+    fake.last().open();
+    expect(fake.sockets[0]?.closedWith).toBeDefined();
+    expect(seen).toEqual(['open']);
+  });
+});
+
 describe('drop-in details', () => {
   it('accepts null protocols (none are passed to the WebSocket)', () => {
     const h = setup({}, null);

@@ -13,6 +13,9 @@ function startProvider(name, { delay = 0, slowEvery = 0, throttleFirst = 0 } = {
   const stats = { name, requests: 0, accepted: 0, duplicates: 0, throttled: 0, rejected: 0 };
   const seen = new Set();
   const server = createServer((req, res) => {
+    // A client that gives up on a slow answer resets its connection; that is not the provider's failure.
+    req.on('error', () => undefined);
+    res.on('error', () => undefined);
     let body = '';
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {

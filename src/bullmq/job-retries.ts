@@ -25,6 +25,7 @@ import {
   type RetryEventSink,
   classify as defaultClassify,
 } from '../retry/index.js';
+import { type UnhandledErrorHandler, reportUnhandledError, runGuarded } from '../errors/report-unhandled-error.js';
 import { checkOptionsObject, describeValue, optionalBoolean, optionalFunction, optionalNumber } from '../validate.js';
 import { type JobAttemptFacts, type JobRetryPolicy, classifyJobError, decideJobRetry } from './job-retry-decision.js';
 import { type QueueRateLimiter, throttleQueue } from './throttle-queue.js';
@@ -72,6 +73,12 @@ export interface JobRetriesOptions<T = unknown> {
   readonly random?: RandomSource;
   /** The clock BullMQ schedules delayed jobs on, epoch ms. @defaultValue `Date.now` */
   readonly now?: () => number;
+  /**
+   * Receives what no caller can: a metrics sink that throws, a queue pause (`throttle`) that Redis
+   * refused (the job is then decided like any other failure).
+   * @defaultValue RxJS's `config.onUnhandledError` if set, else rethrown asynchronously
+   */
+  readonly onUnhandledError?: UnhandledErrorHandler;
 }
 
 /** Job options that turn the redialer strategy on: `{ attempts, backoff: { type: 'redialer' } }`. */
@@ -143,17 +150,6 @@ function isUnrecoverable(error: unknown): boolean {
   return error instanceof UnrecoverableError || (error as { name?: unknown } | null)?.name === 'UnrecoverableError';
 }
 
-function emit(sink: RetryEventSink | undefined, event: RetryEvent): void {
-  if (sink === undefined) return;
-  try {
-    sink.record(event);
-  } catch (error) {
-    queueMicrotask(() => {
-      throw error;
-    });
-  }
-}
-
 /**
  * Retry rules for BullMQ jobs from any redialer backoff policy, with a cap, server hints as a floor,
  * permanent failures failed at once, `redialer/retry`'s idempotency rules, a retry budget and metrics.
@@ -191,6 +187,13 @@ export function jobRetries<T = unknown>(options: JobRetriesOptions<T> = {}): Job
     );
   }
   const now = optionalFunction('now', raw['now'], Date.now);
+  const onUnhandledError = optionalFunction<UnhandledErrorHandler>('onUnhandledError', raw['onUnhandledError']);
+  const emit = (sink: RetryEventSink | undefined, event: RetryEvent): void => {
+    if (sink !== undefined)
+      runGuarded(() => {
+        sink.record(event);
+      }, onUnhandledError);
+  };
   // The processor wrapper decides; the strategy, called by BullMQ right after with the same error, reads it.
   const decided = new WeakMap<object, number>();
 
@@ -245,10 +248,14 @@ export function jobRetries<T = unknown>(options: JobRetriesOptions<T> = {}): Job
     if (classification.kind === 'transient') {
       budget?.onTransientFailure();
       if (throttle !== undefined) {
+        // If the pause itself fails (Redis went away), the job is decided as any other failure.
         const limited = await throttleQueue(throttle, error, {
           statuses: throttleStatuses as number[],
           maxDelay: policy.maxRetryAfter,
           now,
+        }).catch((pauseError: unknown) => {
+          reportUnhandledError(pauseError, onUnhandledError);
+          return undefined;
         });
         if (limited !== undefined) {
           emit(metrics, {

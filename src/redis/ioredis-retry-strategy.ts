@@ -6,6 +6,7 @@
  */
 import { type BackoffPolicy, type RandomSource, uniform } from '../backoff/backoff.js';
 import { grpcBackoff } from '../backoff/grpc-backoff.js';
+import { runGuarded } from '../errors/report-unhandled-error.js';
 import { checkOptionsObject, describeValue, optionalFunction, optionalNumber } from '../validate.js';
 
 /** Options of {@link ioredisRetryStrategy}; every time is in milliseconds. */
@@ -22,7 +23,10 @@ export interface IoredisRetryStrategyOptions {
   readonly maxAttempts?: number;
   /** The random source, returning numbers in [0, 1]. @defaultValue `Math.random` */
   readonly random?: RandomSource;
-  /** Called with each reconnect attempt's number and wait, e.g. for logs or metrics. @defaultValue none */
+  /**
+   * Called with each reconnect attempt's number and wait, e.g. for logs or metrics; if it throws, the
+   * error goes to RxJS's `config.onUnhandledError` (else it is rethrown asynchronously). @defaultValue none
+   */
   readonly onRetry?: (attempt: number, delay: number) => void;
 }
 
@@ -65,13 +69,9 @@ export function ioredisRetryStrategy(options: IoredisRetryStrategyOptions = {}):
     }
     const wait = Math.round(Math.max(0, delay));
     if (onRetry !== undefined) {
-      try {
+      runGuarded(() => {
         onRetry(times, wait);
-      } catch (error) {
-        queueMicrotask(() => {
-          throw error;
-        });
-      }
+      }, undefined);
     }
     return wait;
   };

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BehaviorSubject, type Observable, type SchedulerLike, type Subscription, distinctUntilChanged } from 'rxjs';
+import { runGuarded } from '../errors/report-unhandled-error.js';
 import { unrefScheduler } from '../unref-scheduler.js';
 import type {
   CounterLike,
@@ -207,13 +208,7 @@ export function startSync<Reply>(
   }
 
   const count = (counter: CounterLike | undefined): void => {
-    try {
-      counter?.add(1, options.attributes);
-    } catch (error) {
-      queueMicrotask(() => {
-        throw error;
-      });
-    }
+    runGuarded(() => counter?.add(1, options.attributes), undefined);
   };
 
   const fail = (error: unknown): void => {

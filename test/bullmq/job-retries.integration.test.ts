@@ -6,7 +6,15 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisServer, skipWithoutRedis, startRedisServer } from '../support/redis-server.js';
-import { type Arrival, type JobService, type WorkerProcess, spawnWorker, startJobService, until } from './support.js';
+import {
+  type Arrival,
+  type JobService,
+  type WorkerEvent,
+  type WorkerProcess,
+  spawnWorker,
+  startJobService,
+  until,
+} from './support.js';
 
 const skip = skipWithoutRedis('redialer/bullmq integration tests');
 
@@ -139,10 +147,10 @@ describe.skipIf(skip)('BullMQ jobs with redialer backoff (real redis-server, wor
     expect(new Set(arrivals.map((a) => a.key)).size).toBe(1);
     expect(service.effects.get(first.key)).toBe(1);
     const survivors = workers.filter((w) => w !== victim);
-    const completions = survivors
-      .flatMap((w) => w.events)
-      .filter((e) => e.type === 'completed' && e['job'] === 'killed');
-    expect(completions).toHaveLength(1);
+    // The job's state changes before the worker's line reaches us: wait for the line, then count.
+    const isCompletion = (e: WorkerEvent) => e.type === 'completed' && e['job'] === 'killed';
+    await Promise.any(survivors.map((w) => w.waitFor(isCompletion)));
+    expect(survivors.flatMap((w) => w.events).filter(isCompletion)).toHaveLength(1);
     console.log(
       `killed worker: job taken over after ${String(arrivals[1]!.at - killedAt)} ms (lock 1000 ms, stall check every 500 ms)`,
     );

@@ -8,6 +8,7 @@ import {
   decideJobRetry,
   jobRetries,
   nthBackoff,
+  throttleQueue,
   classifyJobError,
 } from '../../src/bullmq/index.js';
 import { HttpResponseError, classify, tokenBucketBudget } from '../../src/retry/index.js';
@@ -166,5 +167,34 @@ describe('the BullMQ strategy', () => {
     expect(() => jobRetries({ budget: {} as never })).toThrow(/"budget"/);
     expect(() => jobRetries().jobOptions(0)).toThrow(/"attempts".*0/);
     expect(jobRetries().jobOptions(5)).toEqual({ attempts: 5, backoff: { type: 'redialer' } });
+  });
+});
+
+describe('throttleQueue', () => {
+  const queue = () => {
+    const pauses: number[] = [];
+    return { pauses, rateLimit: (ms: number) => Promise.resolve(void pauses.push(ms)) };
+  };
+
+  it('pauses the queue for a 429 with Retry-After and returns the RateLimitError to throw', async () => {
+    const q = queue();
+    const limited = await throttleQueue(q, http(429, { 'retry-after': '3' }));
+    expect(q.pauses).toEqual([3000]);
+    expect(limited?.delay).toBe(3000);
+    expect(limited?.error.message).toBe('bullmq:rateLimitExceeded');
+    // Cut to maxDelay; a RetryAfterError around a 429 counts too.
+    await throttleQueue(q, http(429, { 'retry-after': '3600' }), { maxDelay: 10_000 });
+    await throttleQueue(q, retryAfter(http(429), 1200));
+    expect(q.pauses).toEqual([3000, 10_000, 1200]);
+  });
+
+  it('leaves everything else alone: other statuses, a 429 without Retry-After, unknown errors', async () => {
+    const q = queue();
+    expect(await throttleQueue(q, http(503, { 'retry-after': '3' }))).toBeUndefined();
+    expect(await throttleQueue(q, http(429))).toBeUndefined();
+    expect(await throttleQueue(q, new Error('boom'))).toBeUndefined();
+    expect(await throttleQueue(q, http(503, { 'retry-after': '3' }), { statuses: [429, 503] })).toBeDefined();
+    expect(q.pauses).toEqual([3000]);
+    await expect(throttleQueue({} as never, http(429))).rejects.toThrow(/rateLimit/);
   });
 });

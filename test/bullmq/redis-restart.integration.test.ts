@@ -58,8 +58,9 @@ describe.skipIf(skip)('Redis restarted under a fleet of workers', () => {
       );
     await add(0);
     await until(() => new Set(service.arrivals.map((a) => a.job)).size >= 5, 'the first jobs to run');
-    await redis.stop();
+    // Taken before the stop: the workers see their connections close while redis-server shuts down.
     const downAt = Date.now();
+    await redis.stop();
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await redis.start();
     const upAt = Date.now();
@@ -73,6 +74,8 @@ describe.skipIf(skip)('Redis restarted under a fleet of workers', () => {
     // No job lost, none applied twice.
     for (let i = 0; i < JOBS; i++) expect(service.effects.get(`job-job-${String(i)}`), `job-${String(i)}`).toBe(1);
 
+    // Every process reports its reconnection (a process that ran no job since may report it last).
+    await Promise.all(workers.map((w) => w.waitFor((e) => e.type === 'redis-ready' && e.at >= upAt, 20_000)));
     // Per process: when its main connection was ready again, when that attempt was planned (the wait
     // ioredis announced before it, from the strategy), and the first wait after the loss.
     const measure = (prefix: string) =>

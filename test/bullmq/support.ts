@@ -58,6 +58,9 @@ export async function startJobService(answer: (arrival: Arrival) => Answer): Pro
       n,
     };
     arrivals.push(arrival);
+    // A worker killed mid-request resets its connection: expected here, not a failure of the service.
+    req.on('error', () => undefined);
+    res.on('error', () => undefined);
     req.resume();
     const reply = answer(arrival);
     const status = reply.status ?? 200;

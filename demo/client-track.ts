@@ -45,6 +45,7 @@ export class ClientTrack {
   readonly readyAt: number[] = [];
   fault: FaultName = 'pass';
   #last: ConnectionSnapshot | undefined;
+  #connectingSince: number | undefined;
 
   constructor(
     readonly id: ClientId,
@@ -58,7 +59,11 @@ export class ClientTrack {
     this.#last = s;
     if (s.state === 'CONNECTING') this.attempts += 1;
     if (s.state === 'READY') this.readyAt.push(s.since);
-    const entry: TimelineEntry = { at: s.since, client: this.id, state: s.state, detail: describeSnapshot(s, now, previous) };
+    let detail = describeSnapshot(s, now, previous);
+    // How long the attempt took: with several addresses, a dead first one shows here as the stagger.
+    if (s.state === 'READY' && this.#connectingSince !== undefined) detail += ` after ${String(s.since - this.#connectingSince)} ms`;
+    this.#connectingSince = s.state === 'CONNECTING' ? s.since : undefined;
+    const entry: TimelineEntry = { at: s.since, client: this.id, state: s.state, detail };
     this.entries.push(entry);
     return entry;
   }

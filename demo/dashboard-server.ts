@@ -36,7 +36,7 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-const CLIENTS: readonly ClientId[] = ['grpc', 'websocket'];
+const CLIENTS: readonly ClientId[] = ['grpc', 'websocket', 'failover'];
 const FAULTS: readonly FaultName[] = ['pass', 'refuse', 'blackhole', 'close'];
 
 /** Parses a page message; undefined for anything else. */

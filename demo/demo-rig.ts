@@ -1,6 +1,7 @@
 /**
  * The demo's moving parts: two real servers, a fault proxy in front of each, and a redialer-managed
- * client of each — a grpc-js client over a ManagedChannel and a ReconnectingWebSocket on `ws`.
+ * client of each — a grpc-js client over a ManagedChannel and a ReconnectingWebSocket on `ws` — plus a
+ * third client, a ManagedChannel with two addresses whose first is a black hole (happyEyeballs).
  */
 import { Metadata, credentials } from '@grpc/grpc-js';
 import type { Subscription } from 'rxjs';
@@ -149,7 +150,28 @@ export async function startRig(settings: DemoSettings, onTransition: TransitionL
     if (socket.readyState === ReconnectingWebSocket.OPEN) socket.send(`ping ${String(seq)}`);
   }, 1000);
 
+  // The third client: two addresses of the gRPC server, the first a black hole that never answers.
+  // happyEyeballs starts the second one attemptDelay (250 ms) later; the first is never waited out.
+  const deadProxy = await startFaultProxy({ port: grpcServer.port }, { kind: 'blackhole' });
+  proxies.push(deadProxy);
+  const foProxy = await startFaultProxy({ port: grpcServer.port });
+  proxies.push(foProxy);
+  const foTargets = [deadProxy, foProxy].map((p) => `127.0.0.1:${String(p.port)}`);
+  const foTrack = new ClientTrack('failover', 'gRPC, two addresses, first dead (happyEyeballs)', foTargets.join(' → '));
+  const foChannel = new ManagedChannel(foTargets, credentials.createInsecure(), {
+    backoff,
+    minConnectTimeout: settings.minConnectTimeout,
+    minUptime: settings.minUptime,
+    trace: (entry) => {
+      foTrack.trace(entry);
+    },
+  });
+  subscriptions.push(foChannel.state$.subscribe((s) => {
+    onTransition(foTrack, foTrack.record(s, Date.now()));
+  }));
+
   channel.manager.connect();
+  foChannel.manager.connect();
 
   return {
     clients: {
@@ -159,12 +181,16 @@ export async function startRig(settings: DemoSettings, onTransition: TransitionL
       websocket: control(wsTrack, wsProxy, () => {
         socket.resetBackoff();
       }, onTransition),
+      failover: control(foTrack, foProxy, () => {
+        foChannel.manager.resetBackoff();
+      }, onTransition),
     },
     traffic,
     async close() {
       clearInterval(requests);
       pinger.close();
       channel.close();
+      foChannel.close();
       socket.close();
       for (const subscription of subscriptions) subscription.unsubscribe();
       for (const proxy of proxies) await proxy.close();

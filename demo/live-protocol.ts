@@ -5,7 +5,7 @@
 import type { ConnectivityState } from '../src/index.js';
 
 /** The clients the demo runs (the page adds its own connection, 'page'). */
-export type ClientId = 'grpc' | 'websocket';
+export type ClientId = 'grpc' | 'websocket' | 'failover';
 
 /** One client's state as a badge shows it. */
 export interface ClientStatus {

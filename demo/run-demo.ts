@@ -75,7 +75,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
   // Filled in as the parts start; transitions arrive from the first moment on.
   const parts: { rig?: DemoRig; dashboard?: Dashboard } = {};
   let phase: PhaseStatus | null = null;
-  const tracks = (): ClientTrack[] => (parts.rig === undefined ? [] : [parts.rig.clients.grpc.track, parts.rig.clients.websocket.track]);
+  const tracks = (): ClientTrack[] => (parts.rig === undefined ? [] : [parts.rig.clients.grpc.track, parts.rig.clients.websocket.track, parts.rig.clients.failover.track]);
   const horizon = scenario.phases.reduce((sum, p) => sum + p.duration, 0);
   let view: DemoView = lineView(out, startedAt, color);
   const differences = differencesFromGrpc(settings);
@@ -84,7 +84,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
     [
       'redialer demo: a real grpc-js server and a real WebSocket server on 127.0.0.1,',
       'a fault proxy in front of each, and a redialer-managed client of each',
-      '(grpc: a grpc-js client on a ManagedChannel; websocket: a ReconnectingWebSocket on ws).',
+      '(grpc: a grpc-js client on a ManagedChannel; websocket: a ReconnectingWebSocket on ws;',
+      'failover: a ManagedChannel with two addresses, the first black-holed: it connects one 250 ms stagger late).',
       `gRPC's backoff protocol, with times shortened so the story fits in ${scenario.name === 'fast' ? 'seconds' : 'about a minute'}:`,
       ...differences.map((d) => `  ${d}`),
       '',

@@ -34,13 +34,13 @@ interface HistoryEntry {
   readonly nextAttemptAt: number | null;
 }
 
-const ORDER: readonly BadgeId[] = ['grpc', 'websocket', 'page'];
+const ORDER: readonly BadgeId[] = ['grpc', 'websocket', 'failover', 'page'];
 const FAULT_LABELS: Record<FaultName, string> = { pass: 'pass', refuse: 'refuse', blackhole: 'black hole', close: 'accept & close' };
 const COLORS: Record<ConnectivityState, string> = { READY: '#1a7f37', CONNECTING: '#b7791f', TRANSIENT_FAILURE: '#c53030', IDLE: '#cbd2dc', SHUTDOWN: '#cbd2dc' };
 
 const badges = new Map<BadgeId, Badge>();
 const entries: (TimelineEntry | { at: number; client: 'page'; state: ConnectivityState; detail: string })[] = [];
-const history: Record<BadgeId, HistoryEntry[]> = { page: [], grpc: [], websocket: [] };
+const history: Record<BadgeId, HistoryEntry[]> = { page: [], grpc: [], websocket: [], failover: [] };
 /** Server clock minus this page's clock. */
 let offset = 0;
 /** When the demo started, on this page's clock (the log counts from it, as the terminal does). */

@@ -47,10 +47,16 @@ describe('npm start (non-TTY, --fast)', () => {
     expect(result.stdout).toContain('initial backoff 0.25 s (gRPC: 1 s)');
   });
 
+  it('the third client, whose first address is a black hole, connects one stagger (250 ms) after each attempt starts', () => {
+    const delays = [...result.stdout.matchAll(/failover +READY +attempt \d+ connected after (\d+) ms/g)].map((m) => Number(m[1]));
+    expect(delays.length).toBeGreaterThanOrEqual(2);
+    for (const delay of delays) expect(delay).toBeGreaterThanOrEqual(250);
+  });
+
   it('ends with a summary: attempts, backoff resets and time to recover for each client', () => {
     const summary = result.stdout.slice(result.stdout.indexOf('Summary after'));
     expect(summary).toMatch(/client +attempts +backoff resets +back after "server back" +back after "recovery"/);
-    for (const client of ['grpc', 'websocket']) {
+    for (const client of ['grpc', 'websocket', 'failover']) {
       const row = new RegExp(`^ +${client} +(\\d+) +(\\d+) +(\\d+\\.\\d\\d) s +(\\d+\\.\\d\\d) s$`, 'm').exec(summary);
       expect(row, `${client} row in:\n${summary}`).not.toBeNull();
       const [, attempts, resets] = row!.map(Number);

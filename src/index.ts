@@ -61,3 +61,4 @@ export {
   isAllAddressesFailedError,
   type AddressFailure,
 } from './failover/all-addresses-failed-error.js';
+export { interleaveFamilies, type FamilyAddress } from './failover/interleave-families.js';

@@ -20,3 +20,4 @@ export { isTooManyPings, type KeepaliveOptions, MIN_KEEPALIVE_TIME } from './kee
 export { KeepaliveTimeoutError, isKeepaliveTimeoutError } from './keepalive-timeout-error.js';
 export { ConnectionFailedError, isConnectionFailedError } from './connection-failed-error.js';
 export { StreamStatusError, isStreamStatusError } from './stream-status-error.js';
+export { lookupAddresses, hostPort, type LookupAddressesOptions } from './lookup-addresses.js';

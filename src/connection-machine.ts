@@ -137,7 +137,18 @@ function enter<C>(m: MachineState<C>, patch: Partial<MachineState<C>>, snapshot:
   if (from !== snapshot.state && !isAllowedTransition(from, snapshot.state)) {
     throw new Error(`redialer: internal error: transition ${from} -> ${snapshot.state} is not in the table`);
   }
-  return { ...m, ...patch, snapshot };
+  // Written out rather than spread (`{ ...m, ...patch, snapshot }`): this runs on every transition, and
+  // the literal keeps one object shape; the compiler checks that no field is left out.
+  return {
+    snapshot,
+    backoff: 'backoff' in patch ? patch.backoff : m.backoff,
+    attemptStartedAt: patch.attemptStartedAt ?? m.attemptStartedAt,
+    deadline: patch.deadline ?? m.deadline,
+    attemptId: patch.attemptId ?? m.attemptId,
+    timerAt: 'timerAt' in patch ? patch.timerAt : m.timerAt,
+    paused: patch.paused ?? m.paused,
+    credit: patch.credit ?? m.credit,
+  };
 }
 
 /** The least wait a server asked for with a valid {@link RetryAfterError} (bounded), or 0. */

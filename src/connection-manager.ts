@@ -3,13 +3,13 @@
  * carries out the machine's effects, and publishes snapshots on `state$`.
  * @module
  */
-import { type Observable, type Observer, ReplaySubject, Subscription } from 'rxjs';
+import { type Observable, type Observer, ReplaySubject, type SchedulerAction, Subscription } from 'rxjs';
 import {
   type ConnectionManagerOptions,
   type ResolvedOptions,
   resolveOptionsShared,
 } from './connection-options.js';
-import { type Effect, type MachineEvent, type MachineState, initialState, transition } from './connection-machine.js';
+import { type Effect, type MachineEnv, type MachineEvent, type MachineState, initialState, transition } from './connection-machine.js';
 import type { ConnectionSnapshot } from './connection-snapshot.js';
 import type { ConnectivityState } from './connectivity-state.js';
 import type { AttemptContext } from './connector.js';
@@ -18,7 +18,7 @@ import { defineDispose, type DisposableWhereDeclared } from './dispose.js';
 import { ConnectionClosedError } from './errors/connection-closed-error.js';
 import { permanentIfProgrammingError } from './errors/programming-error.js';
 import { runGuarded } from './errors/report-unhandled-error.js';
-import { scheduleTimerAt } from './timing/schedule-timer.js';
+import { scheduleTimerAt, timerWait } from './timing/schedule-timer.js';
 import { checkOptionsObject, optionalNumber } from './validate.js';
 
 /** Options of {@link ConnectionManager.waitForStateChange}. */
@@ -31,17 +31,34 @@ export interface WaitForStateChangeOptions {
   readonly signal?: AbortSignal;
 }
 
+const envs = new WeakMap<ResolvedOptions<unknown>, { -readonly [K in keyof MachineEnv]: MachineEnv[K] }>();
+
 /**
- * Runs a manager's timer: one function for every manager, which takes the manager as its state.
- * Assigned once, in ConnectionManager's static block, which can reach its private fields.
+ * The machine's input for managers with these resolved options: the options themselves are its rules
+ * (ResolvedOptions extends MachineRules), with the event's time in `now`. One object per resolved
+ * options, shared by the managers that share them, instead of a copy of every option per event: a
+ * transition reads it only while it runs, and `now` is set just before.
  */
-let fireTimer: <C>(manager: ConnectionManager<C>) => void;
+function machineEnv<C>(options: ResolvedOptions<C>): { -readonly [K in keyof MachineEnv]: MachineEnv[K] } {
+  let env = envs.get(options);
+  if (env === undefined) {
+    env = { ...options, now: 0 };
+    envs.set(options, env);
+  }
+  return env;
+}
+
+/**
+ * Runs a manager's timer: one scheduler work function for every manager, which takes the manager as
+ * its state. Assigned once, in ConnectionManager's static block, which can reach its private fields.
+ */
+let runTimer: (this: SchedulerAction<ConnectionManager<unknown>>, manager?: ConnectionManager<unknown>) => void;
 
 /**
  * Hands an attempt's outcome to its manager: `over` ends the attempt first (its signal aborts with
  * `reason`). Assigned once, in ConnectionManager's static block, which can reach its private fields.
  */
-let settle: <C>(manager: ConnectionManager<C>, run: AttemptRun<C>, event: MachineEvent<C>, over: boolean, reason?: unknown) => void;
+let settleAttempt: <C>(manager: ConnectionManager<C>, run: AttemptRun<C>, event: MachineEvent<C>, over: boolean, reason?: unknown) => void;
 
 /**
  * One attempt in flight: the context its connector receives, and the observer of the connector's
@@ -84,16 +101,16 @@ class AttemptRun<C> implements AttemptContext, Observer<C> {
   next(connection: C): void {
     if (this.#established) return;
     this.#established = true;
-    settle(this.manager, this, { type: 'established', attemptId: this.id, connection }, false);
+    settleAttempt(this.manager, this, { type: 'established', attemptId: this.id, connection }, false);
   }
 
   error(thrown: unknown): void {
     const error = this.starting ? permanentIfProgrammingError(thrown) : thrown;
-    settle(this.manager, this, { type: 'ended', attemptId: this.id, error, clean: false }, true, error);
+    settleAttempt(this.manager, this, { type: 'ended', attemptId: this.id, error, clean: false }, true, error);
   }
 
   complete(): void {
-    settle(this.manager, this, { type: 'ended', attemptId: this.id, error: undefined, clean: true }, true, new ConnectionClosedError());
+    settleAttempt(this.manager, this, { type: 'ended', attemptId: this.id, error: undefined, clean: true }, true, new ConnectionClosedError());
   }
 }
 
@@ -115,6 +132,8 @@ class AttemptRun<C> implements AttemptContext, Observer<C> {
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- [Symbol.dispose] comes from defineDispose
 export class ConnectionManager<C = unknown> {
   readonly #options: ResolvedOptions<C>;
+  /** The machine's input: the rules and the time of the event, which is set before each transition. */
+  readonly #env: { -readonly [K in keyof MachineEnv]: MachineEnv[K] };
   #machine: MachineState<C>;
   /**
    * The subject behind `state$`, made on the first subscription: a manager nobody watches (a fleet of
@@ -134,6 +153,7 @@ export class ConnectionManager<C = unknown> {
 
   constructor(options: ConnectionManagerOptions<C>) {
     this.#options = resolveOptionsShared(options);
+    this.#env = machineEnv(this.#options);
     this.#machine = initialState<C>(this.#options.scheduler.now());
     this.#published = this.#machine.snapshot;
   }
@@ -262,11 +282,17 @@ export class ConnectionManager<C = unknown> {
   }
 
   static {
-    fireTimer = (manager) => {
+    runTimer = function (this: SchedulerAction<ConnectionManager<unknown>>, manager) {
+      if (manager === undefined) return;
+      const { scheduler } = manager.#options;
+      if (scheduler.now() < manager.#timerAt) {
+        manager.#timer = this.schedule(manager, timerWait(manager.#timerAt, scheduler.now()));
+        return;
+      }
       manager.#timer = undefined;
       manager.#dispatch({ type: 'timer', at: manager.#timerAt });
     };
-    settle = (manager, run, event, over, reason) => {
+    settleAttempt = (manager, run, event, over, reason) => {
       if (over) {
         if (manager.#attempt === run) manager.#attempt = undefined;
         run.end(reason);
@@ -297,8 +323,9 @@ export class ConnectionManager<C = unknown> {
     const before = this.#machine;
     const options = this.#options;
     const now = options.scheduler.now();
-    // The resolved options are the machine's rules (ResolvedOptions extends MachineRules).
-    const result = transition(before, event, { ...options, now });
+    const env = this.#env;
+    env.now = now;
+    const result = transition(before, event, env);
     this.#machine = result.state;
     let complete = false;
     for (const effect of result.effects) {
@@ -323,14 +350,18 @@ export class ConnectionManager<C = unknown> {
 
   #run(effect: Exclude<Effect, { type: 'complete' }>): void {
     switch (effect.type) {
-      case 'set-timer':
+      case 'set-timer': {
         this.#timer?.unsubscribe();
         this.#timerAt = effect.at;
-        // One function for every manager's timer, with the manager as its state: no closure per arming.
-        // scheduleTimerAt re-arms a timer that fires early by the scheduler's clock, so that no attempt
-        // is cut, and none starts, before its time.
-        this.#timer = scheduleTimerAt(this.#options.scheduler, effect.at, fireTimer, this);
+        // One work function for every manager's timer, with the manager as its state: no closure or
+        // record per arming. Like scheduleTimerAt, it re-arms a timer that fires early by the
+        // scheduler's clock (no attempt is cut, and none starts, before its time) or that is due
+        // beyond 2^31 - 1 ms.
+        const { scheduler } = this.#options;
+        // The work is shared by managers of every connection type, so it takes them as ConnectionManager<unknown>.
+        this.#timer = scheduler.schedule(runTimer, timerWait(effect.at, scheduler.now()), this as ConnectionManager<unknown>);
         return;
+      }
       case 'clear-timer':
         this.#timer?.unsubscribe();
         this.#timer = undefined;

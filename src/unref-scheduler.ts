@@ -3,12 +3,19 @@
  * @module
  */
 import { Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
-import { MAX_DELAY_MS } from './backoff/backoff.js';
+import { timerWait } from './timing/schedule-timer.js';
 
 type Handle = ReturnType<typeof setTimeout>;
 
+/** Runs an action's timer; the action is passed as the timer's argument, so no closure is made per arming. */
+function fire(action: UnrefAction<unknown>): void {
+  action.fired();
+}
+
 class UnrefAction<T> extends Subscription implements SchedulerAction<T> {
   private handle: Handle | undefined;
+  private dueAt = 0;
+  private state: T | undefined;
 
   constructor(private readonly work: (this: SchedulerAction<T>, state?: T) => void) {
     super();
@@ -24,18 +31,24 @@ class UnrefAction<T> extends Subscription implements SchedulerAction<T> {
     this.clear();
     // A host timer holds at most 2^31 - 1 ms (Node fires a longer one after 1 ms): a longer wait, or
     // an infinite one, is armed in steps and runs the work only once its due time has come.
-    const dueAt = Date.now() + Math.max(0, delay);
-    const arm = (): void => {
-      const handle = setTimeout(() => {
-        this.handle = undefined;
-        if (Date.now() < dueAt) arm();
-        else this.work.call(this, state);
-      }, Math.min(MAX_DELAY_MS, Math.max(0, dueAt - Date.now())));
-      (handle as { unref?: () => void }).unref?.();
-      this.handle = handle;
-    };
-    arm();
+    this.dueAt = Date.now() + Math.max(0, delay);
+    this.state = state;
+    this.arm();
     return this;
+  }
+
+  /** The host timer fired: run the work, or arm again for the rest of a long wait. */
+  fired(): void {
+    this.handle = undefined;
+    if (Date.now() < this.dueAt) this.arm();
+    else this.work.call(this, this.state);
+  }
+
+  private arm(): void {
+    // With an argument, TypeScript picks the DOM overload (a number); in Node the handle is a Timeout.
+    const handle = setTimeout(fire, timerWait(this.dueAt, Date.now()), this) as unknown as Handle;
+    (handle as { unref?: () => void }).unref?.();
+    this.handle = handle;
   }
 
   private clear(): void {

@@ -36,8 +36,16 @@ export interface HeapBreakdown {
 }
 
 interface Snapshot {
-  readonly snapshot: { readonly meta: { readonly node_fields: string[]; readonly node_types: [string[], ...unknown[]] } };
+  readonly snapshot: {
+    readonly meta: {
+      readonly node_fields: string[];
+      readonly node_types: [string[], ...unknown[]];
+      readonly edge_fields: string[];
+      readonly edge_types: [string[], ...unknown[]];
+    };
+  };
   readonly nodes: number[];
+  readonly edges: number[];
   readonly strings: string[];
 }
 
@@ -59,13 +67,30 @@ function nodesById(s: Snapshot): Map<number, NodeRecord> {
   const nameAt = fields.indexOf('name');
   const idAt = fields.indexOf('id');
   const sizeAt = fields.indexOf('self_size');
+  const edgeCountAt = fields.indexOf('edge_count');
+  const edgeFields = s.snapshot.meta.edge_fields;
+  const edgeWidth = edgeFields.length;
+  const edgeTypeAt = edgeFields.indexOf('type');
+  const edgeNameAt = edgeFields.indexOf('name_or_index');
+  const edgeTypes = s.snapshot.meta.edge_types[0];
   const types = s.snapshot.meta.node_types[0];
   const out = new Map<number, NodeRecord>();
+  let edge = 0;
   for (let i = 0; i < s.nodes.length; i += width) {
     const type = types[s.nodes[i + typeAt]!] ?? 'unknown';
     const rawName = s.strings[s.nodes[i + nameAt]!] ?? '';
-    // Strings and numbers are named by their value: group them by type alone.
-    const name = type === 'string' || type === 'number' || type === 'concatenated string' || type === 'sliced string' ? '' : rawName;
+    const edgeCount = s.nodes[i + edgeCountAt]!;
+    // Strings and numbers are named by their value: group them by type alone. Plain objects are named by
+    // their property names, which says which of redialer's records they are.
+    let name = type === 'string' || type === 'number' || type === 'concatenated string' || type === 'sliced string' ? '' : rawName;
+    if (type === 'object' && rawName === 'Object') {
+      const keys: string[] = [];
+      for (let e = edge; e < edge + edgeCount * edgeWidth; e += edgeWidth) {
+        if (edgeTypes[s.edges[e + edgeTypeAt]!] === 'property') keys.push(s.strings[s.edges[e + edgeNameAt]!] ?? '');
+      }
+      name = `Object {${keys.filter((k) => !k.startsWith('<')).slice(0, 6).join(', ')}}`;
+    }
+    edge += edgeCount * edgeWidth;
     out.set(s.nodes[i + idAt]!, { kind: name === '' ? `(${type})` : `${name} (${type})`, size: s.nodes[i + sizeAt]! });
   }
   return out;
@@ -116,7 +141,8 @@ function create(state: ManagerState): ConnectionManager {
       const m = new ConnectionManager<unknown>({
         connector: () => new Observable<unknown>((subscriber) => {
           subscriber.next({});
-          return NEVER.subscribe();
+          // A real connector's teardown closes its socket.
+          return () => undefined;
         }),
         unref: true,
       });

@@ -88,58 +88,41 @@ async function cyclesOf(subject: string, instances: number, seconds: number, sta
 
 export async function runOverhead({ count, cycleSeconds }: { count: number; cycleSeconds: number }): Promise<OverheadResult> {
   const heap: HeapFigure[] = [];
-  heap.push(
-    await heapOf(
-      'redialer ConnectionManager',
-      count,
-      () => {
-        const m = new ConnectionManager({ connector: failing, backoff: grpcBackoff({ initialBackoff: HOUR }), unref: true });
-        m.connect(); // fails at once: TRANSIENT_FAILURE with its one timer armed for an hour
-        return m;
-      },
-      tick,
-      (items) => {
-        for (const m of items) m.shutdown();
-      },
-    ),
-  );
-  heap.push(
-    await heapOf(
-      'redialer ConnectionManager, READY',
-      count,
-      () => {
-        const m = new ConnectionManager<unknown>({
-          connector: () =>
-            new Observable<unknown>((subscriber) => {
-              subscriber.next('connection');
-            }),
-          unref: true,
-        });
-        m.connect();
-        return m;
-      },
-      tick,
-      (items) => {
-        for (const m of items) m.shutdown();
-      },
-    ),
-  );
-  const sharedOptions = { connector: failing, backoff: grpcBackoff({ initialBackoff: HOUR }), unref: true };
-  heap.push(
-    await heapOf(
-      'redialer ConnectionManager, one options object for all',
-      count,
-      () => {
-        const m = new ConnectionManager(sharedOptions);
-        m.connect();
-        return m;
-      },
-      tick,
-      (items) => {
-        for (const m of items) m.shutdown();
-      },
-    ),
-  );
+  // A manager per row's options: its own options object (and policy) each, or one options object for
+  // the whole fleet, which shares one resolved copy. Backoff: fails at once, so TRANSIENT_FAILURE with
+  // its one timer armed for an hour. READY: established, with a teardown as a real connector has.
+  const backoffOptions = (): ConnectionManagerOptions<unknown> => ({ connector: failing, backoff: grpcBackoff({ initialBackoff: HOUR }), unref: true });
+  const readyConnector = (): Observable<unknown> =>
+    new Observable<unknown>((subscriber) => {
+      subscriber.next('connection');
+      return () => undefined;
+    });
+  const readyOptions = (): ConnectionManagerOptions<unknown> => ({ connector: readyConnector, unref: true });
+  const sharedBackoff = backoffOptions();
+  const sharedReady = readyOptions();
+  const rows: [string, () => ConnectionManagerOptions<unknown>][] = [
+    ['redialer ConnectionManager in backoff, own options', backoffOptions],
+    ['redialer ConnectionManager in backoff, one options object for all', () => sharedBackoff],
+    ['redialer ConnectionManager READY, own options', readyOptions],
+    ['redialer ConnectionManager READY, one options object for all', () => sharedReady],
+  ];
+  for (const [subject, options] of rows) {
+    heap.push(
+      await heapOf(
+        subject,
+        count,
+        () => {
+          const m = new ConnectionManager(options());
+          m.connect();
+          return m;
+        },
+        tick,
+        (items) => {
+          for (const m of items) m.shutdown();
+        },
+      ),
+    );
+  }
   heap.push(
     await heapOf(
       '@grpc/grpc-js BackoffTimeout',

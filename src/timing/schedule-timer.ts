@@ -41,8 +41,17 @@ interface ArmedTimer<T> {
   readonly state: T;
 }
 
+/**
+ * The wait to arm for a timer due at `dueAt` when the clock reads `now`: never negative, never above
+ * {@link MAX_DELAY_MS} (a longer wait is armed again when this one fires). A timer that fires while
+ * `now < dueAt` must re-arm with this wait rather than run.
+ */
+export function timerWait(dueAt: number, now: number): number {
+  return Math.min(MAX_DELAY_MS, Math.max(0, dueAt - now));
+}
+
 function remaining(timer: ArmedTimer<unknown>): number {
-  return Math.min(MAX_DELAY_MS, Math.max(0, timer.dueAt - timer.scheduler.now()));
+  return timerWait(timer.dueAt, timer.scheduler.now());
 }
 
 function fire(this: SchedulerAction<ArmedTimer<unknown>>, timer?: ArmedTimer<unknown>): void {

@@ -7,7 +7,6 @@ import {
   type ConnectivityState,
   TRANSITIONS,
   constantBackoff,
-  grpcBackoff,
   isAllowedTransition,
   isPermanentError,
   permanent,
@@ -19,16 +18,9 @@ import {
   initialState,
   transition,
 } from '../src/machine/index.js';
+import { machineEnv } from './support/machine-env.js';
 
-const env = (now: number, over: Partial<MachineEnv> = {}): MachineEnv => ({
-  now,
-  random: () => 0.5,
-  backoff: grpcBackoff(),
-  minConnectTimeout: 20_000,
-  minUptime: 5000,
-  autoReconnect: true,
-  ...over,
-});
+const env = machineEnv;
 
 type M = MachineState<string>;
 const step = (m: M, e: MachineEvent<string>, now = 0, over: Partial<MachineEnv> = {}) => transition(m, e, env(now, over));

@@ -168,10 +168,7 @@ class Timeout extends Error {
  * Runs the sync loop of a shared budget: the first sync at once, then one per interval, never two at
  * a time. Returns the budget's link-facing half; the caller adds the decisions.
  */
-export function startSync<Reply>(
-  options: ResolvedSharedOptions,
-  plan: SyncPlan<Reply>,
-): Pick<SharedRetryBudget, 'mode' | 'mode$' | 'status' | 'sync' | 'close'> {
+export function startSync<Reply>(options: ResolvedSharedOptions, plan: SyncPlan<Reply>): SyncLink {
   const { redis, scheduler } = options;
   const subject = new BehaviorSubject<SharedBudgetMode>('local');
   let members = 1;
@@ -287,4 +284,18 @@ export function startSync<Reply>(
       subject.complete();
     },
   };
+}
+
+/** The link half of a shared budget, as {@link startSync} returns it. */
+export type SyncLink = Pick<SharedRetryBudget, 'mode' | 'mode$' | 'status' | 'sync' | 'close'>;
+
+/** Completes a budget kind's decisions with the link's mode, status, sync() and close(). */
+export function withLink<D extends object>(link: SyncLink, decisions: D): D & SyncLink {
+  return Object.defineProperties(decisions, {
+    mode: { get: () => link.mode, enumerable: true },
+    status: { get: () => link.status, enumerable: true },
+    mode$: { value: link.mode$, enumerable: true },
+    sync: { value: link.sync, enumerable: true },
+    close: { value: link.close, enumerable: true },
+  }) as D & SyncLink;
 }

@@ -11,7 +11,9 @@ import {
   type SharedRetryBudget,
   budgetKeys,
   resolveSharedOptions,
+  type SyncLink,
   startSync,
+  withLink,
 } from './shared-budget-sync.js';
 
 /** Options of {@link sharedRatioBudget}. */
@@ -87,14 +89,7 @@ export function sharedRatioBudget(options: SharedRatioBudgetOptions): SharedRati
     members: (reply) => reply.members,
   });
 
-  return {
-    get mode() {
-      return link.mode;
-    },
-    mode$: link.mode$,
-    get status() {
-      return link.status;
-    },
+  return withLink<Omit<SharedRatioBudget, keyof SyncLink>>(link, {
     fallback,
     get retryRatio() {
       if (link.mode === 'local') return fallback.retryRatio;
@@ -119,7 +114,5 @@ export function sharedRatioBudget(options: SharedRatioBudgetOptions): SharedRati
       const share = allowance / Math.max(1, fleet.members);
       return local.retries + 1 <= share + ratio * local.attempts;
     },
-    sync: link.sync,
-    close: link.close,
-  };
+  });
 }

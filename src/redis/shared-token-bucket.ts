@@ -9,7 +9,9 @@ import {
   type SharedRetryBudget,
   budgetKeys,
   resolveSharedOptions,
+  type SyncLink,
   startSync,
+  withLink,
 } from './shared-budget-sync.js';
 
 /** Options of {@link sharedTokenBucketBudget}. */
@@ -85,14 +87,7 @@ export function sharedTokenBucketBudget(options: SharedTokenBucketBudgetOptions)
   const estimate = (): number =>
     Math.min(max, Math.max(0, fleet.tokens - 1000 * local.failures + ratio * local.successes));
 
-  return {
-    get mode() {
-      return link.mode;
-    },
-    mode$: link.mode$,
-    get status() {
-      return link.status;
-    },
+  return withLink<Omit<SharedTokenBucketBudget, keyof SyncLink>>(link, {
     fallback,
     get tokens() {
       return link.mode === 'local' ? fallback.tokens : estimate() / 1000;
@@ -115,7 +110,5 @@ export function sharedTokenBucketBudget(options: SharedTokenBucketBudgetOptions)
       const headroom = (fleet.tokens - max / 2) / Math.max(1, fleet.members);
       return headroom - 1000 * local.failures + ratio * local.successes > 0;
     },
-    sync: link.sync,
-    close: link.close,
-  };
+  });
 }

@@ -8,7 +8,9 @@ import { renderToString } from 'react-dom/server';
 import { Observable, defer } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { ConnectionBanner } from '../../examples/connection-banner.js';
-import { ConnectionManager } from '../../src/index.js';
+import { ConnectionManager, connectionStatus } from '../../src/index.js';
+import type { ManagedChannel } from '../../src/grpc/index.js';
+import type { ReconnectingWebSocket } from '../../src/websocket/index.js';
 import {
   observableStore,
   SERVER_STATUS,
@@ -68,6 +70,16 @@ describe('redialer/react with react-dom/server', () => {
   it('renders without a source (a socket opened only in the browser)', () => {
     expect(renderToString(h(Details, { source: null }))).toBe('<p>IDLE 0 connecting false undefined</p>');
     expect(Object.isFrozen(SERVER_STATUS)).toBe(true);
+  });
+});
+
+describe('the sources the hooks and connectionStatus read', () => {
+  it('accept a ConnectionManager, a ManagedChannel and a ReconnectingWebSocket (checked by the compiler)', () => {
+    const accept = (manager: ConnectionManager, channel: ManagedChannel, socket: ReconnectingWebSocket): unknown[] => {
+      const sources: StateSource[] = [manager, channel, socket];
+      return [...sources, connectionStatus(manager.state$), connectionStatus(channel.state$), connectionStatus(socket.state$)];
+    };
+    expect(typeof accept).toBe('function');
   });
 });
 

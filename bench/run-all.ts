@@ -10,7 +10,8 @@ import { awsSvgs, runAwsStudy } from './aws/aws-study.js';
 import { runLoopback } from './loopback/loopback-bench.js';
 import { runOverhead } from './overhead/overhead-bench.js';
 import { type BenchReport, renderResults, spliceResults } from './report/render-markdown.js';
-import { type StormScenario, runStormScenario } from './storm/storm-bench.js';
+import { runStormScenarios } from './storm/storm-bench.js';
+import { stormScenarios } from './storm/storm-scenarios.js';
 import { environment } from './support/environment.js';
 
 const SECTIONS = ['aws', 'storm', 'overhead', 'loopback'] as const;
@@ -62,22 +63,14 @@ if (wanted('aws')) {
 }
 
 if (wanted('storm')) {
-  const scenarios: StormScenario[] = quick
-    ? [{ id: 'quick', clients: 2000, outage: 30_000, capacity: 200, seed: 1 }]
-    : [
-        { id: '10k-30s-1000', clients: 10_000, outage: 30_000, capacity: 1000, seed: 1 },
-        { id: '10k-120s-500', clients: 10_000, outage: 120_000, capacity: 500, seed: 1 },
-      ];
-  report.storms = scenarios.map((scenario) => {
-    say(`storm: ${scenario.id}`);
-    const result = runStormScenario(scenario, (policy) => {
-      process.stderr.write(`\r  ${policy.padEnd(24)}`);
-    });
-    say('');
-    write(`storm-${scenario.id}.svg`, result.svg);
-    return result;
+  const scenarios = stormScenarios(quick);
+  say(`storm: ${String(scenarios.length)} scenarios, ${String(scenarios.reduce((n, s) => n + s.policies.length * s.seeds.length, 0))} runs`);
+  report.storms = await runStormScenarios(scenarios, (done, total) => {
+    process.stderr.write(`\r  ${String(done)}/${String(total)} runs`);
   });
-  write('storm.json', `${JSON.stringify(report.storms.map((s) => ({ scenario: s.scenario, results: s.results })), null, 1)}\n`);
+  say('');
+  for (const s of report.storms) write(`storm-${s.scenario.id}.svg`, s.svg);
+  write('storm.json', `${JSON.stringify(report.storms.map((s) => ({ scenario: s.scenario, summaries: s.summaries })), null, 1)}\n`);
 }
 
 if (wanted('overhead')) {

@@ -1,10 +1,10 @@
 /** Renders the measured figures as the generated part of BENCHMARKS.md. */
-import { stormTable } from '../../src/simulator/storm-table.js';
 import type { AwsStudyResult } from '../aws/aws-study.js';
 import type { BundleSizeReport } from '../size/bundle-size.js';
 import type { LoopbackFigure } from '../loopback/loopback-bench.js';
 import type { OverheadResult } from '../overhead/overhead-bench.js';
 import type { StormBenchResult } from '../storm/storm-bench.js';
+import { stormSection } from './storm-section.js';
 import type { Environment } from '../support/environment.js';
 
 export interface BenchReport {
@@ -53,22 +53,6 @@ function awsSection(aws: AwsStudyResult, dir: string): string {
     '',
     table(['claim', 'measured', 'holds?'], aws.claims.map((c) => [c.claim, c.measured, c.holds ? 'yes' : '**no**'])),
   ].join('\n');
-}
-
-function stormSection(storms: readonly StormBenchResult[], dir: string): string {
-  const parts = ['### 2. Reconnect storm', ''];
-  for (const s of storms) {
-    const { scenario } = s;
-    parts.push(
-      `**${n0(scenario.clients)} clients, ${String(scenario.outage / 1000)} s outage, ${n0(scenario.capacity)} handshakes/s** (seed ${String(scenario.seed)}; times after the server's return):`,
-      '',
-      stormTable(s.results, { markdown: true }),
-      '',
-      `![attempts per second](${dir}/storm-${scenario.id}.svg)`,
-      '',
-    );
-  }
-  return parts.join('\n');
 }
 
 function overheadSection(o: OverheadResult): string {

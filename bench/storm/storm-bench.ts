@@ -51,7 +51,7 @@ export async function runStormScenarios(
     }
   });
   const results = new Array<StormResult | undefined>(jobs.length);
-  const size = Math.max(1, Math.min(availableParallelism(), 4, jobs.length));
+  const size = Math.max(1, Math.min(availableParallelism() + 1, 4, jobs.length));
   let next = 0;
   let done = 0;
   await Promise.all(

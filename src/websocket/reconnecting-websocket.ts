@@ -450,6 +450,7 @@ export class ReconnectingWebSocket {
       minConnectTimeout: options.connectionTimeout,
       minUptime: options.minUptime,
       maxRetries: options.maxRetries,
+      serverHints: options.serverHints,
       scheduler: options.scheduler,
       random: options.random,
       trace: (entry) => {
@@ -564,7 +565,9 @@ export class ReconnectingWebSocket {
     if (decision.action === 'stop') return permanent(error);
     if (decision.action === 'server-backoff') {
       // The manager waits at least this long (longer if its own backoff says so) in TRANSIENT_FAILURE.
-      return retryAfter(error, serverBackoffDelay(decision.hintMs, options, options.random));
+      // With serverHints 'exact' a hint is the wait itself (the manager keeps it within the backoff's bounds).
+      const exact = options.serverHints === 'exact' ? decision.hintMs : undefined;
+      return retryAfter(error, exact ?? serverBackoffDelay(decision.hintMs, options, options.random));
     }
     return error;
   }

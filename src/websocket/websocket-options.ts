@@ -13,6 +13,7 @@ import {
   checkOptionsObject,
   describeValue,
   optionalBoolean,
+  optionalChoice,
   optionalFunction,
   optionalNumber,
   optionalScheduler,
@@ -22,6 +23,8 @@ import type { EnvironmentLike } from './environment-watch.js';
 import type { HeartbeatConfig, HeartbeatOptions } from './heartbeat.js';
 import { toMessage } from './message-payload.js';
 import type { CloseEventLike, WebSocketConstructor } from './websocket-types.js';
+
+const SERVER_HINT_MODES = ['at-least', 'exact'] as const;
 
 /** Options of {@link ReconnectingWebSocket}; every time is in milliseconds. */
 export interface ReconnectingWebSocketOptions {
@@ -56,6 +59,13 @@ export interface ReconnectingWebSocketOptions {
    * connection that stayed up `minUptime`, and on `reconnect()`). @defaultValue Infinity
    */
   readonly maxRetries?: number;
+  /**
+   * How a server's delay hint (close 1012/1013 with `retry-after=…`) counts: `'at-least'` waits at
+   * least the hint, spread upwards by the jitter, or longer if the backoff says so; `'exact'` waits the
+   * hint itself, within the backoff's first wait and cap (for servers that hand each client its own
+   * slot: `redialer/server`). @defaultValue 'at-least'
+   */
+  readonly serverHints?: 'at-least' | 'exact';
   /** Most messages held while the socket is not open. @defaultValue 1000 */
   readonly maxEnqueuedMessages?: number;
   /** Most bytes held while the socket is not open (strings count in UTF-8). @defaultValue 1048576 */
@@ -126,6 +136,7 @@ export interface ResolvedWebSocketOptions {
   readonly minUptime: number;
   readonly connectionTimeout: number;
   readonly maxRetries: number;
+  readonly serverHints: 'at-least' | 'exact';
   readonly maxEnqueuedMessages: number;
   readonly maxEnqueuedBytes: number;
   readonly startClosed: boolean;
@@ -215,6 +226,7 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
     minUptime: optionalNumber('minUptime', raw['minUptime'], d.minUptime, { min: 0, max: MAX_DELAY_MS }),
     connectionTimeout: optionalNumber('connectionTimeout', raw['connectionTimeout'], d.connectionTimeout, { min: 0, max: MAX_DELAY_MS }),
     maxRetries: optionalNumber('maxRetries', raw['maxRetries'], d.maxRetries, { min: 0, integer: true, allowInfinity: true }),
+    serverHints: optionalChoice('serverHints', raw['serverHints'], SERVER_HINT_MODES, 'at-least'),
     maxEnqueuedMessages: optionalNumber('maxEnqueuedMessages', raw['maxEnqueuedMessages'], d.maxEnqueuedMessages, {
       min: 0,
       integer: true,

@@ -46,7 +46,8 @@ export const storm = simulateStorm;
 const NODE_ONLY = `
 import { ManagedChannel, channelState } from 'redialer/grpc';
 import { startFaultProxy } from 'redialer/testing/node';
-export const node = [ManagedChannel, channelState, startFaultProxy] as const;
+import { admission, drain, drainHttp2 } from 'redialer/server';
+export const node = [ManagedChannel, channelState, startFaultProxy, admission, drain, drainHttp2] as const;
 `;
 
 const USING = `

@@ -66,6 +66,8 @@ describe('browser-safe entries import only what they declare', () => {
     // bullmq is an optional peer imported only here; ioredis is typed structurally and never imported.
     ['dist/bullmq/index.js', ['bullmq', 'rxjs']],
     ['dist/redis/index.js', ['node:crypto', 'rxjs']],
+    // Node's http and ws are only types here: the helpers take the caller's server.
+    ['dist/server/index.js', []],
   ] as const)('the Node entry %s imports only %j', (entry, allowed) => {
     expect(externalPackages(join(root, entry))).toEqual(allowed);
   });

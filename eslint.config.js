@@ -75,7 +75,7 @@ export default tseslint.config(
   },
   {
     // The Node adapters: bullmq only in redialer/bullmq; redialer/redis types ioredis structurally.
-    files: ['src/grpc/**', 'src/cli/**', 'src/testing/node.ts', 'src/testing/fault-proxy.ts', 'src/redis/**'],
+    files: ['src/grpc/**', 'src/cli/**', 'src/testing/node.ts', 'src/testing/fault-proxy.ts', 'src/redis/**', 'src/server/admission.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

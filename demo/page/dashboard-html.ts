@@ -70,6 +70,9 @@ exponential backoff without jitter (1 s, ×2, 30 s cap); tune it and compare wit
   <label>clients (≤ 5000)<input name="clients" type="number" min="1" max="5000" step="1" value="1000"></label>
   <label>outage (s)<input name="outage" type="number" min="0" max="600" step="5" value="30"></label>
   <label>handshakes/s<input name="capacity" type="number" min="1" step="1" value="100"></label>
+  <label>server hints<select name="hints">
+    <option value="none" selected>none</option><option value="announce">announce (drain)</option><option value="admission">admission</option>
+  </select></label>
   <button class="primary" type="submit">Simulate</button>
 </form>
 <p id="storm-status" class="muted"></p>

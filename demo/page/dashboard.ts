@@ -5,7 +5,15 @@
  */
 import type { ConnectivityState } from '../../src/index.js';
 import { exponentialBackoff, grpcBackoff, type BackoffPolicy, type JitterKind } from '../../src/index.js';
-import { redialerGrpcPolicy, simulateStorm, stormSvg, type StormPolicy, type StormResult } from '../../src/simulator/index.js';
+import {
+  redialerGrpcExactPolicy,
+  redialerGrpcPolicy,
+  simulateStorm,
+  stormSvg,
+  type StormPolicy,
+  type StormResult,
+  type StormServerHints,
+} from '../../src/simulator/index.js';
 import { ReconnectingWebSocket, type WebSocketSnapshot } from '../../src/websocket/index.js';
 import { formatElapsed, plural, type ClientStatus, type FaultName, type PageMessage, type ServerMessage, type TimelineEntry } from '../live-protocol.js';
 
@@ -302,10 +310,16 @@ function simulate(form: HTMLFormElement): void {
     const clients = numberField(form, 'clients');
     if (!(clients >= 1 && clients <= 5000)) throw new RangeError(`clients must be between 1 and 5000 in the page, got ${String(clients)}`);
     const { policy, label } = userPolicy(form);
-    const common = { clients, outage: numberField(form, 'outage') * 1000, capacity: numberField(form, 'capacity'), horizon: 300_000 };
+    // Server-side herd control (redialer/server); both clients then honour the hints exactly.
+    const serverHints = (form.elements.namedItem('hints') as HTMLSelectElement).value as StormServerHints;
+    const exact = serverHints === 'none' ? {} : { serverHints: 'exact' as const };
+    const yours: StormPolicy = { ...policy, forClient: (random) => ({ ...policy.forClient(random), ...exact }) };
+    const grpc = serverHints === 'none' ? redialerGrpcPolicy : redialerGrpcExactPolicy;
+    const common = { clients, outage: numberField(form, 'outage') * 1000, capacity: numberField(form, 'capacity'), horizon: 300_000, serverHints };
     const started = performance.now();
-    const results: StormResult[] = [simulateStorm({ ...common, policy }), simulateStorm({ ...common, policy: redialerGrpcPolicy })];
-    status.textContent = `${label} against gRPC's defaults; ${String(clients)} clients simulated in ${((performance.now() - started) / 1000).toFixed(2)} s.`;
+    const results: StormResult[] = [simulateStorm({ ...common, policy: yours }), simulateStorm({ ...common, policy: grpc })];
+    const hints = serverHints === 'none' ? '' : `, server hints: ${serverHints}`;
+    status.textContent = `${label} against gRPC's defaults${hints}; ${String(clients)} clients simulated in ${((performance.now() - started) / 1000).toFixed(2)} s.`;
     element('storm-figures').innerHTML =
       '<tr><th>policy</th><th>peak attempts/s after return</th><th>wasted attempts</th><th>50 % back</th><th>99 % back</th><th>all back</th><th>attempts per client</th></tr>' +
       results

@@ -92,7 +92,7 @@ const OPEN = 1;
  */
 export async function drain(wss: DrainableServer, options: DrainOptions): Promise<DrainReport> {
   const o = resolveDrain(options);
-  if (typeof wss !== 'object' || !(wss.clients instanceof Set)) {
+  if (typeof wss !== 'object' || !((wss.clients as unknown) instanceof Set)) {
     throw new TypeError('redialer: drain() needs a ws WebSocketServer (an object with a clients Set)');
   }
   const open = [...wss.clients].filter((socket) => socket.readyState === OPEN);

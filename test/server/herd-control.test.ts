@@ -13,7 +13,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { admission, drain, drainHttp2 } from '../../src/server/index.js';
 import { ReconnectingWebSocket } from '../../src/websocket/index.js';
 
-const cleanups: (() => Promise<unknown> | void)[] = [];
+const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
@@ -30,7 +30,7 @@ async function eventually(check: () => boolean, ms = 20_000, what = 'condition')
 async function listen(server: Server): Promise<number> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+  cleanups.push(() => new Promise((resolve) => { server.close(resolve); }));
   return (server.address() as AddressInfo).port;
 }
 
@@ -58,7 +58,7 @@ describe('drain() on a real ws server', () => {
   it('closes every client with 1012 and its own hint; clients with exact hints return no sooner, all of them', async () => {
     const http = createServer();
     const wss = new WebSocketServer({ server: http });
-    cleanups.push(() => new Promise((resolve) => wss.close(resolve)));
+    cleanups.push(() => new Promise((resolve) => { wss.close(resolve); }));
     const connectedAt: number[] = [];
     const reasons: string[] = [];
     wss.on('connection', (ws) => {
@@ -102,7 +102,7 @@ describe('admission() on a real ws server', () => {
     const gate = admission({ capacity });
     const http = createServer();
     const wss = new WebSocketServer({ noServer: true });
-    cleanups.push(() => new Promise((resolve) => wss.close(resolve)));
+    cleanups.push(() => new Promise((resolve) => { wss.close(resolve); }));
     http.on('upgrade', gate.upgrade(wss));
     const admittedPerSecond = new Map<number, number>();
     const refusals: string[] = [];
@@ -149,7 +149,7 @@ describe('admission() on a real ws server', () => {
     const gate = admission({ capacity: 1, refuseUpgrade: 'status-503', now: () => 0 });
     const http = createServer();
     const wss = new WebSocketServer({ noServer: true });
-    cleanups.push(() => new Promise((resolve) => wss.close(resolve)));
+    cleanups.push(() => new Promise((resolve) => { wss.close(resolve); }));
     http.on('upgrade', gate.upgrade(wss));
     const port = await listen(http);
     const ok = new WebSocket(`ws://127.0.0.1:${String(port)}`);
@@ -179,7 +179,7 @@ describe('drainHttp2() on a real HTTP/2 server', () => {
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
-    cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+    cleanups.push(() => new Promise((resolve) => { server.close(resolve); }));
     cleanups.push(() => {
       for (const s of sessions) s.destroy();
     });

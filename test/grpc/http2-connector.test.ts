@@ -4,6 +4,7 @@ import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConnectionManager, constantBackoff, isConnectionClosedError, isConnectTimeoutError } from '../../src/index.js';
 import { http2Connector, isGoawayError, isKeepaliveTimeoutError } from '../../src/grpc/index.js';
+import { createVirtualClock } from '../../src/testing/index.js';
 import { record, until } from './support/record.js';
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
@@ -206,5 +207,38 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
     expect(() => http2Connector('ws://127.0.0.1:1')).toThrow(/http: or https:/);
     expect(() => http2Connector('http://127.0.0.1:1', { keepaliveTimeout: 0 })).toThrow(/keepaliveTimeout/);
     expect(() => http2Connector('http://127.0.0.1:1', { keepaliveTime: Number.NaN })).toThrow(/keepaliveTime/);
+    expect(() => http2Connector('http://127.0.0.1:1', { keepaliveWithoutCalls: 1 as never })).toThrow(/"keepaliveWithoutCalls" must be a boolean/);
+    expect(() => http2Connector('http://127.0.0.1:1', { minKeepaliveTime: -5 })).toThrow(/"minKeepaliveTime".*got -5/);
+    expect(() => http2Connector('http://127.0.0.1:1', { log: 'console' as never })).toThrow(/"log" must be a function/);
+  });
+
+  it('keepalive (gRFC A8): 1000 ms is raised to the 10 s floor, and PINGs go out only while a stream is open', async () => {
+    const server = await h2Server();
+    const pings: number[] = [];
+    const clock = createVirtualClock();
+    const m = manager(server.url, { keepaliveTime: 1000, scheduler: clock.scheduler });
+    m.connect();
+    const ready = await until(m.state$, (s) => s.state === 'READY');
+    if (ready.state !== 'READY') throw new Error('unreachable');
+    server.sessions[0]!.on('ping', () => pings.push(clock.now()));
+    // No stream open: no PING however long the connection stays idle.
+    clock.advanceBy(60_000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(pings).toEqual([]);
+    // A stream opens: the first PING is due 10 s later (not 1 s).
+    const stream = ready.connection.request({ ':path': '/held' });
+    clock.advanceBy(9_999);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(pings).toEqual([]);
+    clock.advanceBy(1);
+    await vi.waitFor(() => {
+      expect(pings).toEqual([70_000]);
+    });
+    // The stream ends: the next PING, due at 80 s, is not sent.
+    stream.close();
+    await new Promise((r) => setTimeout(r, 50));
+    clock.advanceBy(30_000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(pings).toEqual([70_000]);
   });
 });

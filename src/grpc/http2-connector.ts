@@ -133,7 +133,7 @@ export function http2Connector(authority: string | URL, options: Http2ConnectorO
       session.on('error', (error: Error) => {
         fail(
           new ConnectionClosedError(
-            `${established ? 'the connection to' : 'could not connect to'} ${server} failed: ${error.message}`,
+            established ? `the connection to ${server} failed: ${error.message}` : `could not connect to ${server}: ${error.message}`,
             { cause: error },
           ),
         );

@@ -99,6 +99,26 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
     expect(ready.connection.encrypted).toBe(true);
   });
 
+  it('errors that say why: a TLS failure and a refused port are the cause, and in the message', async () => {
+    const sockets = new Set<Socket>();
+    const server = await listen(createSecureServer({ key: fixture('localhost-key.pem'), cert: fixture('localhost-cert.pem') }), sockets);
+    const untrusted = manager(`https://localhost:${String(port(server))}`); // no CA for the self-signed certificate
+    untrusted.connect();
+    const tls = await until(untrusted.state$, (s) => s.state === 'TRANSIENT_FAILURE');
+    expect(isConnectionClosedError(tls.lastError)).toBe(true);
+    expect((tls.lastError as Error).message).toMatch(/^could not connect to localhost:\d+: self.signed certificate/);
+    expect(((tls.lastError as Error).cause as NodeJS.ErrnoException).code).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const refusedPort = port(closed);
+    await new Promise((r) => closed.close(r));
+    const refused = manager(`http://127.0.0.1:${String(refusedPort)}`);
+    refused.connect();
+    const failed = await until(refused.state$, (s) => s.state === 'TRANSIENT_FAILURE');
+    expect((failed.lastError as Error).message).toMatch(/^could not connect to 127\.0\.0\.1:\d+: connect ECONNREFUSED/);
+    expect(((failed.lastError as Error).cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
+  });
+
   it('READY comes with SETTINGS, not with the TCP connection: a peer that sends SETTINGS late is READY only then', async () => {
     let sendSettings: (() => void) | undefined;
     const tcp = await tcpServer((socket) => {

@@ -2,6 +2,7 @@ import { credentials, Metadata, status } from '@grpc/grpc-js';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { grpcBackoff, isConnectTimeoutError } from '../../src/index.js';
+import { createVirtualClock } from '../../src/testing/index.js';
 import { isConnectionFailedError, ManagedChannel, managedChannelFactory } from '../../src/grpc/index.js';
 import { onSchedule, record, until, waitsAfterAttempts } from './support/record.js';
 import { createTestClient, echo, startTestServer, type TestClient, type TestServer, type Tick } from './support/service.js';
@@ -65,7 +66,8 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
         call.end();
       },
     });
-    const { channel, client } = managed(s.address);
+    // (A generous cut: the first attempt of the file also loads grpc-js, slow on a loaded machine.)
+    const { channel, client } = managed(s.address, { ...fast, minConnectTimeout: 10_000 });
     const log = record(channel.state$);
     expect(channel.manager.snapshot.state).toBe('IDLE');
     await expect(echo(client, 'hello')).resolves.toEqual({ text: 'hello' });
@@ -305,6 +307,39 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
     const { channel, client } = managed('', fast);
     await expect(echo(client, 'x')).rejects.toMatchObject({ code: status.UNAVAILABLE, details: expect.stringMatching(/shut down: .+/) as unknown });
     expect(channel.manager.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
+  });
+
+  it('runs on the injected scheduler: the attempt cut and a waiting call deadline follow virtual time', async () => {
+    const tcp = await tcpListener(() => undefined); // accepts, never answers
+    const clock = createVirtualClock(Date.now()); // grpc-js deadlines are wall-clock times
+    const start = clock.now();
+    const { channel, client } = managed(tcp.address, { ...fast, minConnectTimeout: 20_000, scheduler: clock.scheduler });
+    const log = record(channel.state$);
+    let outcome: unknown;
+    const call = echo(client, 'waits', new Metadata({ waitForReady: true }), new Date(start + 5000)).catch((error: unknown) => {
+      outcome = error;
+    });
+    await until(channel.state$, (x) => x.state === 'CONNECTING');
+    await vi.waitFor(() => {
+      expect(tcp.accepted.length).toBe(1);
+    });
+    clock.advanceBy(4999);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(outcome).toBeUndefined();
+    clock.advanceBy(1);
+    await call;
+    expect(outcome).toMatchObject({ code: status.DEADLINE_EXCEEDED });
+    // The attempt is still waiting for SETTINGS until its cut at 20 s of virtual time.
+    expect(log.states()).toEqual(['IDLE', 'CONNECTING']);
+    clock.advanceBy(14_999);
+    expect(log.states()).toEqual(['IDLE', 'CONNECTING']);
+    clock.advanceBy(1);
+    const cut = log.snapshots.find((x) => x.state === 'TRANSIENT_FAILURE');
+    expect(cut?.since).toBe(start + 20_000);
+    expect(isConnectTimeoutError(cut?.lastError)).toBe(true);
+    await vi.waitFor(() => {
+      expect(tcp.closed()).toBe(1); // the cut reset the attempt's socket
+    });
   });
 
   it('rejects bad options naming the option', () => {

@@ -259,9 +259,10 @@ function attemptFailed<C>(m: MachineState<C>, env: MachineEnv, error: unknown, e
   const final = giveUp(m, env, error, extra);
   if (final !== undefined) return final;
   if (m.paused) return park(m, env, error, extra, `${detail}; attempts paused until resume()`);
-  // A connector with a backoff per address says when one is due; the manager's own backoff stands aside.
+  // A connector with a backoff per address says when one is due; the manager's own backoff stands aside,
+  // but not the floor on attempt starts.
   const nextAttemptAt = isConnectorBackoffError(error)
-    ? env.now + error.delay
+    ? Math.max(env.now + error.delay, nextStartFloor(m, env))
     : (exactHintAt(m, error, env) ?? Math.max(env.now, m.deadline, env.now + serverDelay(error)));
   const state = enter(m, { timerAt: nextAttemptAt }, {
     state: 'TRANSIENT_FAILURE',

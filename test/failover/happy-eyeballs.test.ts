@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   ConnectionManager,
+  constantBackoff,
+  DEFAULT_ATTEMPT_SPACING,
+  maxStartsIn,
   type ConnectionSnapshot,
   happyEyeballs,
   isAllAddressesFailedError,
@@ -130,6 +133,23 @@ describe('happyEyeballs on virtual time', () => {
     clock.advanceTo(1100);
     expect(fakes.map(starts)).toEqual([2, 2]);
     manager.shutdown();
+  });
+
+  it('addresses with no backoff at all cannot make the manager dial in a tight loop: the floor on attempt starts holds', () => {
+    const clock = createVirtualClock();
+    const fakes = [createFakeConnector((a) => { a.fail(new Error('refused')); }), createFakeConnector((a) => { a.fail(new Error('refused')); })];
+    const connector = happyEyeballs(fakes.map((f) => f.connector), { scheduler: clock.scheduler, backoff: constantBackoff(0) });
+    const manager = new ConnectionManager({ connector, scheduler: clock.scheduler });
+    const passes: number[] = [];
+    manager.state$.subscribe((snapshot) => {
+      if (snapshot.state === 'CONNECTING') passes.push(snapshot.since);
+    });
+    manager.connect();
+    clock.advanceBy(10_000);
+    expect(passes.length).toBeGreaterThan(1);
+    expect(passes.length).toBeLessThanOrEqual(maxStartsIn(DEFAULT_ATTEMPT_SPACING, 10_000));
+    manager.shutdown();
+    expect(clock.pendingTimers()).toBe(0);
   });
 
   it('a server hint on one address is a floor for that address only', () => {

@@ -312,7 +312,9 @@ describe('a real flapping gRPC server cannot push the attempt rate above the pol
     // The connections were real (READY) and short-lived, yet none reset the backoff.
     const readyAttempts = log.snapshots.filter((x) => x.state === 'READY').map((x) => x.attempt);
     expect(readyAttempts.length).toBeGreaterThanOrEqual(4);
-    expect(readyAttempts).toEqual(readyAttempts.map((_, i) => i + 1));
+    // Consecutive attempt numbers: no READY reset the count (on a loaded machine, or with grpc-js 1.10,
+    // which waits for the server's SETTINGS ACK, a connection may be dropped before it was READY).
+    expect(readyAttempts).toEqual(readyAttempts.map((_, i) => readyAttempts[0]! + i));
     expect(flapping.accepted()).toBeGreaterThanOrEqual(starts.length - 1); // the last may still be dialling
     expect(flapping.accepted()).toBeLessThanOrEqual(starts.length);
   });

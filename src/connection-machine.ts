@@ -132,23 +132,24 @@ function noop<C>(m: MachineState<C>, detail: string): Transition<C> {
   return { state: m, effects: [], detail: `ignored: ${detail}` };
 }
 
-function enter<C>(m: MachineState<C>, patch: Partial<MachineState<C>>, snapshot: ConnectionSnapshot<C>): MachineState<C> {
+function enter<C>(m: MachineState<C>, patch: Partial<Omit<MachineState<C>, 'snapshot'>>, snapshot: ConnectionSnapshot<C>): MachineState<C> {
   const from = m.snapshot.state;
   if (from !== snapshot.state && !isAllowedTransition(from, snapshot.state)) {
     throw new Error(`redialer: internal error: transition ${from} -> ${snapshot.state} is not in the table`);
   }
-  // Written out rather than spread (`{ ...m, ...patch, snapshot }`): this runs on every transition, and
-  // the literal keeps one object shape; the compiler checks that no field is left out.
-  return {
+  // The fields of `m` are copied from one object shape (monomorphic and fast), then the patch's few
+  // fields: cheaper than a two-object spread on every transition. The compiler checks no field is left out.
+  const next: MachineState<C> = {
     snapshot,
-    backoff: 'backoff' in patch ? patch.backoff : m.backoff,
-    attemptStartedAt: patch.attemptStartedAt ?? m.attemptStartedAt,
-    deadline: patch.deadline ?? m.deadline,
-    attemptId: patch.attemptId ?? m.attemptId,
-    timerAt: 'timerAt' in patch ? patch.timerAt : m.timerAt,
-    paused: patch.paused ?? m.paused,
-    credit: patch.credit ?? m.credit,
+    backoff: m.backoff,
+    attemptStartedAt: m.attemptStartedAt,
+    deadline: m.deadline,
+    attemptId: m.attemptId,
+    timerAt: m.timerAt,
+    paused: m.paused,
+    credit: m.credit,
   };
+  return Object.assign(next, patch);
 }
 
 /** The least wait a server asked for with a valid {@link RetryAfterError} (bounded), or 0. */

@@ -7,6 +7,7 @@
  */
 import { asyncScheduler, BehaviorSubject, type Observable, type SchedulerLike, skip, Subscription } from 'rxjs';
 import type { Backoff, BackoffPolicy, RandomSource } from '../../backoff/backoff.js';
+import { type AttemptSpacing, earliestStart, FULL_CREDIT, resolveAttemptSpacing, spendStart } from '../../backoff/attempt-spacing.js';
 import { MAX_DELAY_MS } from '../../backoff/backoff.js';
 import { exponentialBackoff } from '../../backoff/exponential-backoff.js';
 import { scheduleTimer, scheduleTimerAt } from '../../timing/schedule-timer.js';
@@ -85,6 +86,11 @@ export interface FailoverOptions {
   readonly scheduler?: SchedulerLike;
   /** The random source for backoff jitter and the weighted order. @defaultValue `Math.random` */
   readonly random?: RandomSource;
+  /**
+   * The floor on the spacing of attempt starts within one call, which no backoff undercuts (as for
+   * `retry()`). @defaultValue 5 back to back, then one per 100 ms
+   */
+  readonly attemptSpacing?: Partial<AttemptSpacing>;
 }
 
 /** Options of one call. */
@@ -209,6 +215,7 @@ export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], opt
     throw new TypeError(`redialer: option "scheduler" must be an RxJS scheduler, got ${describeValue(scheduler)}`);
   }
   const random = optionalFunction<RandomSource>('random', raw['random'], Math.random);
+  const spacing = resolveAttemptSpacing('attemptSpacing', raw['attemptSpacing']);
   const now = (): number => scheduler.now();
 
   const names = new Set<string>();
@@ -308,6 +315,7 @@ export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], opt
       const outcomes = new Map<ProviderState<A, T>, Omit<ProviderOutcome, 'provider' | 'attempts'>>();
       const flights = new Set<{ state: ProviderState<A, T>; controller: AbortController; permit: BreakerPermit | undefined; timer: Subscription | undefined }>();
       let attempts = 0;
+      let credit = FULL_CREDIT;
       let settled = false;
       // Read through a function: callbacks run during a loop may settle the call.
       const isSettled = (): boolean => settled;
@@ -377,7 +385,9 @@ export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], opt
         const t = now();
         // Providers whose half-open breaker has its one probe out (from another call): due when it settles.
         const busy = new Set<ProviderState<A, T>>();
-        while (flights.size < maxCopies && (flights.size === 0 || hedgeDue) && attempts < maxAttempts) {
+        // The floor on attempt starts: when it says "not yet", the next start waits for it.
+        const floorAt = earliestStart(credit, spacing);
+        while (floorAt <= t && flights.size < maxCopies && (flights.size === 0 || hedgeDue) && attempts < maxAttempts) {
           const candidates = [...sequence].sort((x, y) => (tries.get(x) ?? 0) - (tries.get(y) ?? 0));
           let started = false;
           for (const state of candidates) {
@@ -401,7 +411,8 @@ export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], opt
         }
         if (isSettled()) return;
         if (flights.size > 0) {
-          armHedge();
+          if (floorAt > t && hedgeDue) wait = scheduleTimerAt(scheduler, floorAt, pump);
+          else armHedge();
           return;
         }
         if (attempts >= maxAttempts) {
@@ -416,7 +427,7 @@ export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], opt
             const b = s.breaker?.snapshot;
             return Math.max(s.nextEligibleAt, b?.state === 'open' ? b.until : -Infinity);
           });
-        const soonest = Math.min(...dueTimes);
+        const soonest = Math.max(Math.min(...dueTimes), floorAt);
         if (soonest === Infinity && busy.size === 0) {
           giveUp('no-provider');
           return;
@@ -449,6 +460,7 @@ export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], opt
 
       const launch = (state: ProviderState<A, T>, permit: BreakerPermit | undefined): void => {
         attempts += 1;
+        credit = spendStart(credit, now(), spacing);
         const attempt = attempts;
         tries.set(state, (tries.get(state) ?? 0) + 1);
         state.spec.budget?.onAttempt((tries.get(state) ?? 0) > 1);

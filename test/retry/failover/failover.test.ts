@@ -10,6 +10,7 @@ import {
   RetryMetrics,
 } from '../../../src/retry/index.js';
 import { createVirtualClock, type VirtualClock } from '../../../src/testing/index.js';
+import { DEFAULT_ATTEMPT_SPACING, maxStartsIn } from '../../../src/index.js';
 
 const refused = (): Error => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
 const httpError = (status: number, headers: Record<string, string> = {}): Error =>
@@ -210,6 +211,20 @@ describe('failover on virtual time', () => {
     const send = failover([provider(clock, 'a', 1, refused).spec, provider(clock, 'b', 1, () => 'b').spec], { scheduler: clock.scheduler, metrics });
     await run(clock, send('x'));
     expect(metrics.snapshot.total).toMatchObject({ attempts: 2, retries: 1, successes: 1 });
+  });
+
+  it('keeps to the floor on attempt starts, whatever the providers\' backoffs', async () => {
+    const clock = createVirtualClock();
+    const zero = { first: () => ({ delay: 0, next: () => zero.first() }) };
+    const a = provider(clock, 'a', 0, refused, { backoff: zero });
+    const b = provider(clock, 'b', 0, refused, { backoff: zero });
+    const send = failover([a.spec, b.spec], { scheduler: clock.scheduler, maxAttempts: Infinity, deadline: 10_000 });
+    const { error } = await run(clock, send('x'), 20_000);
+    expect((error as { reason: string }).reason).toBe('deadline');
+    const starts = a.calls.length + b.calls.length;
+    expect(starts).toBeGreaterThan(10);
+    expect(starts).toBeLessThanOrEqual(maxStartsIn(DEFAULT_ATTEMPT_SPACING, 10_000));
+    expect(() => failover([a.spec], { attemptSpacing: { interval: -1 } })).toThrow(/attemptSpacing.interval/);
   });
 
   it('rejects bad input by name', () => {

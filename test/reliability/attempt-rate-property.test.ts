@@ -119,7 +119,12 @@ const servers: readonly Server[] = [
   'hint-huge',
 ];
 
-describe('attempt rate against a server that always fails, for any legal configuration', () => {
+// CPU-bound work on virtual time, bounded by numRuns: about 7 s alone, over 30 s on a loaded 2-core machine in a
+// full run. No wall-clock bound is checked, so a generous timeout only says how long the machine may take.
+const PROPERTY_TIMEOUT_MS = 180_000;
+
+const title = 'attempt rate against a server that always fails, for any legal configuration';
+describe(title, { timeout: PROPERTY_TIMEOUT_MS }, () => {
   it('ConnectionManager: every policy and option; starts in any 10 s window <= maxStartsIn(floor); every timer sound', () => {
     fc.assert(
       fc.property(

@@ -6,41 +6,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isConnectTimeoutError, isPermanentError, isRetryAfterError } from '../../src/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import {
-  type DropEvent,
   type ReconnectingWebSocketOptions,
   ReconnectingWebSocket,
-  type WebSocketSnapshot,
   isWebSocketCloseError,
 } from '../../src/websocket/index.js';
+import { FAKE_URL, fakeClient } from './support/fake-client.js';
 import { FakeEnvironment, fakeWebSocketClass } from './support/fake-websocket.js';
 
-const URL = 'ws://example.test/feed';
+const URL = FAKE_URL;
 const open: ReconnectingWebSocket[] = [];
 
 function setup(options: ReconnectingWebSocketOptions = {}, protocols?: string | string[]) {
-  const clock = createVirtualClock();
-  const fake = fakeWebSocketClass();
-  const environment = new FakeEnvironment();
-  const starts: number[] = [];
-  const WebSocket = class extends fake.WebSocket {
-    constructor(url: string, p?: string | string[]) {
-      super(url, p);
-      starts.push(clock.now());
-    }
-  };
-  const socket = new ReconnectingWebSocket(URL, protocols, {
-    WebSocket,
-    scheduler: clock.scheduler,
-    random: () => 0.5,
-    environment,
-    ...options,
-  });
-  open.push(socket);
-  const snapshots: WebSocketSnapshot[] = [];
-  socket.state$.subscribe((s) => snapshots.push(s));
-  const drops: DropEvent[] = [];
-  socket.addEventListener('drop', (e) => drops.push(e));
-  return { clock, fake, environment, socket, starts, snapshots, drops, last: fake.last };
+  return fakeClient(open, options, protocols);
 }
 
 /** Fails every new socket at once, as a server that refuses connections. */

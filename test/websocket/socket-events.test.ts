@@ -10,32 +10,19 @@ import { createVirtualClock } from '../../src/testing/index.js';
 import {
   type ReconnectingWebSocketOptions,
   ReconnectingWebSocket,
-  type WebSocketSnapshot,
   isHeartbeatTimeoutError,
   isWebSocketCloseError,
 } from '../../src/websocket/index.js';
+import { fakeClient } from './support/fake-client.js';
 import { FakeEnvironment, type FakeSocket, fakeWebSocketClass } from './support/fake-websocket.js';
 
-const URL = 'ws://example.test/feed';
 const open: ReconnectingWebSocket[] = [];
 afterEach(() => {
   for (const socket of open.splice(0)) if (socket.snapshot.state !== 'SHUTDOWN') socket.close();
 });
 
 function setup(options: ReconnectingWebSocketOptions = {}, protocols?: string | string[] | null) {
-  const clock = createVirtualClock();
-  const fake = fakeWebSocketClass();
-  const environment = new FakeEnvironment();
-  const socket = new ReconnectingWebSocket(URL, protocols, {
-    WebSocket: fake.WebSocket,
-    scheduler: clock.scheduler,
-    random: () => 0.5,
-    environment,
-    ...options,
-  });
-  open.push(socket);
-  const snapshots: WebSocketSnapshot[] = [];
-  socket.state$.subscribe((s) => snapshots.push(s));
+  const { clock, fake, environment, socket, snapshots } = fakeClient(open, options, protocols);
   // Every event the application sees, with the state and counters at that moment.
   const seen: string[] = [];
   const record = (what: string) => {

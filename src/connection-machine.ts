@@ -20,6 +20,7 @@ import { type ConnectivityState, isAllowedTransition } from './connectivity-stat
 import { ConnectTimeoutError } from './errors/connect-timeout-error.js';
 import { ConnectionClosedError } from './errors/connection-closed-error.js';
 import { isConnectorBackoffError } from './errors/connector-backoff-error.js';
+import { isGracefulEnd } from './errors/graceful-end.js';
 import { PermanentError, isPermanentError } from './errors/permanent-error.js';
 import { describeSafely } from './errors/read-safely.js';
 import { retryAfterDelayOf } from './errors/retry-after-error.js';
@@ -313,7 +314,9 @@ function park<C>(m: MachineState<C>, env: MachineEnv, error: unknown, extra: Eff
  */
 function connectionEnded<C>(m: MachineState<C>, env: MachineEnv, error: unknown, goIdle: boolean, extra: Effect[], detail: string): Transition<C> {
   const uptime = env.now - m.snapshot.since;
-  const stable = uptime >= env.minUptime;
+  // A connection the server ended gracefully (GOAWAY NO_ERROR…) is no failure of the server.
+  const graceful = isGracefulEnd(error);
+  const stable = uptime >= env.minUptime || graceful;
   const reconnects = !goIdle && env.autoReconnect;
   const final = giveUp(m, env, error, extra, reconnects && !stable);
   if (final !== undefined) return final;
@@ -331,7 +334,8 @@ function connectionEnded<C>(m: MachineState<C>, env: MachineEnv, error: unknown,
   nextAttemptAt = exactAt ?? Math.max(nextAttemptAt, env.now + serverDelay(error));
   const patch: Partial<MachineState<C>> = stable ? { backoff: undefined } : {};
   const attempt = stable ? 0 : m.snapshot.attempt;
-  const why = `${detail} after ${String(uptime)} ms (${stable ? 'backoff reset' : `under minUptime ${String(env.minUptime)} ms: counts as a failure`})`;
+  const reset = graceful && uptime < env.minUptime ? 'ended gracefully by the server: backoff reset' : 'backoff reset';
+  const why = `${detail} after ${String(uptime)} ms (${stable ? reset : `under minUptime ${String(env.minUptime)} ms: counts as a failure`})`;
   if (!reconnects) {
     const state = enter(m, { ...patch, timerAt: undefined }, { state: 'IDLE', since: env.now, attempt, lastError: error });
     return { state, effects: extra, detail: why };

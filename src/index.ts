@@ -43,6 +43,7 @@ export {
 export { unrefScheduler } from './unref-scheduler.js';
 export { ConnectTimeoutError, isConnectTimeoutError } from './errors/connect-timeout-error.js';
 export { PermanentError, isPermanentError, permanent } from './errors/permanent-error.js';
+export { isGracefulEnd, markGracefulEnd } from './errors/graceful-end.js';
 export { ShutdownError, isShutdownError } from './errors/shutdown-error.js';
 export { ConnectionClosedError, isConnectionClosedError } from './errors/connection-closed-error.js';
 export { RetryAfterError, isRetryAfterError, retryAfter, retryAfterDelayOf } from './errors/retry-after-error.js';

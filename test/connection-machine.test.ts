@@ -8,7 +8,9 @@ import {
   TRANSITIONS,
   constantBackoff,
   isAllowedTransition,
+  isGracefulEnd,
   isPermanentError,
+  markGracefulEnd,
   permanent,
 } from '../src/index.js';
 import {
@@ -258,5 +260,28 @@ describe('maxRetries', () => {
     const ready = inState('READY'); // attempt 1, READY since 10
     expect(fail(ready, 100, { maxRetries: 0 }).state.snapshot.state).toBe('SHUTDOWN');
     expect(fail(ready, 10_000, { maxRetries: 0 }).state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 0 });
+  });
+});
+
+describe('a connection the server ended gracefully', () => {
+  const end = (m: M, now: number, error: unknown) => step(m, { type: 'ended', attemptId: m.attemptId, error, clean: false }, now);
+
+  it('resets the backoff even before minUptime, where any other loss counts as a failure', () => {
+    const ready = inState('READY'); // attempt 1, READY since 10; minUptime 5000
+    const lost = end(ready, 100, new Error('connection reset'));
+    expect(lost.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 1 });
+    const drained = end(ready, 100, markGracefulEnd(new Error('GOAWAY NO_ERROR')));
+    expect(drained.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 0 });
+    expect(drained.state.backoff).toBeUndefined();
+    expect(drained.detail).toMatch(/ended gracefully by the server: backoff reset/);
+  });
+
+  it('still waits one initial backoff after the last attempt began (no tight loop)', () => {
+    const ready = inState('READY');
+    const drained = end(ready, 100, markGracefulEnd(new Error('GOAWAY NO_ERROR')));
+    const snapshot = drained.state.snapshot;
+    expect(snapshot.state === 'TRANSIENT_FAILURE' && snapshot.nextAttemptAt).toBeGreaterThanOrEqual(ready.attemptStartedAt + 1000);
+    expect(isGracefulEnd(markGracefulEnd(new Error('x')))).toBe(true);
+    expect(isGracefulEnd(new Error('x'))).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import { brand, hasBrand } from '../errors/brand.js';
+import { markGracefulEnd } from '../errors/graceful-end.js';
 
 /** HTTP/2 error code names (RFC 9113 §7) for messages. */
 const CODE_NAMES: readonly string[] = [
@@ -48,6 +49,8 @@ export class GoawayError extends Error {
         : `the server closed the connection with GOAWAY ${http2CodeName(errorCode)} (HTTP/2 error code ${String(errorCode)})${text}`,
     );
     brand(this, 'GoawayError');
+    // NO_ERROR: the manager does not count the end of an established connection against the server.
+    if (errorCode === 0) markGracefulEnd(this);
   }
 
   /** Whether the server ended the connection gracefully (NO_ERROR): not a failure of the server. */

@@ -109,7 +109,8 @@ describeCCore('gRPC interop', () => {
 
   it("http2Connector: READY on C-core's SETTINGS, and its graceful GOAWAY is a GoawayError with code and debug data", async () => {
     const { server, wire } = await ccore();
-    const manager = new ConnectionManager({ connector: http2Connector(`http://${wire.address}`), ...FAST });
+    // minUptime far above the connection's life: only the graceful end can reset the backoff.
+    const manager = new ConnectionManager({ connector: http2Connector(`http://${wire.address}`), ...FAST, minUptime: 60_000 });
     onCleanup(() => {
       manager.shutdown();
     });
@@ -119,6 +120,8 @@ describeCCore('gRPC interop', () => {
     const stopped = server.stop(1);
     const lost = await until(manager.state$, (x) => x.state !== 'READY');
     expect(lost.lastError).toMatchObject({ name: 'GoawayError', errorCode: 0, graceful: true, enhanceYourCalm: false });
+    // Not a failure of the server: the backoff starts again (attempt 0), though the connection was young.
+    expect(lost).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 0 });
     await stopped;
     manager.shutdown();
     // The first connection, then one per attempt made while the server was stopping (the proxy accepts them).

@@ -443,6 +443,8 @@ const HANDLERS: HandlerTable = {
       if (floor <= env.now) return startAttempt({ ...m, backoff: undefined }, env, 'backoff reset');
       // Attempts have started back to back: "retry now" means as soon as the floor allows.
       const snapshot = m.snapshot as Extract<ConnectionSnapshot, { state: 'TRANSIENT_FAILURE' }>;
+      // Never lengthens the wait: if it already ends no later than the floor, only the backoff resets.
+      if (floor >= snapshot.nextAttemptAt) return { state: { ...m, backoff: undefined }, effects: [], detail: 'backoff reset; the wait already ends at the floor on attempt starts' };
       const state = enter(m, { backoff: undefined, timerAt: floor }, { ...snapshot, nextAttemptAt: floor });
       return {
         state,

@@ -129,6 +129,28 @@ describe('the floor on attempt starts', () => {
     expect(starts.length).toBeLessThanOrEqual(maxStartsIn(DEFAULT_ATTEMPT_SPACING, 1000));
   });
 
+  it('"retry now" under the floor brings the wait forward to the floor, and never pushes it back', () => {
+    const clock = createVirtualClock();
+    const manager = new ConnectionManager({
+      connector: () => new Observable<never>((subscriber) => { subscriber.error(new Error('ECONNREFUSED')); }),
+      scheduler: clock.scheduler,
+    });
+    manager.connect();
+    for (let i = 0; i < 4; i++) manager.resetBackoff(); // the burst of 5 is spent at 0 ms
+    const waits: number[] = [];
+    const snapshots: string[] = [];
+    manager.state$.subscribe((s) => snapshots.push(s.state));
+    const next = (): number => (manager.snapshot.state === 'TRANSIENT_FAILURE' ? manager.snapshot.nextAttemptAt : NaN);
+    waits.push(next());
+    manager.resetBackoff(); // the floor allows the next start at 100 ms, sooner than the 1 s wait
+    waits.push(next());
+    manager.resetBackoff(); // already at the floor: nothing to bring forward, nothing emitted
+    waits.push(next());
+    expect(waits).toEqual([1000, 100, 100]);
+    expect(snapshots).toEqual(['TRANSIENT_FAILURE', 'TRANSIENT_FAILURE']);
+    manager.shutdown();
+  });
+
   it('a server hint of 0 cannot undercut it', () => {
     const clock = createVirtualClock();
     let n = 0;

@@ -67,9 +67,14 @@ function checkInvariants(real: Real, from: number): void {
   for (let i = Math.max(1, from); i < emitted.length; i += 1) {
     const prev = emitted[i - 1]!;
     const next = emitted[i]!;
-    // Only allowed transitions (or a data update within CONNECTING after resetBackoff).
+    // Only allowed transitions, or a data update after resetBackoff: within CONNECTING (the cut moves
+    // forward), or within TRANSIENT_FAILURE when the floor on attempt starts holds the next attempt
+    // back (the wait is brought forward to the floor, never pushed back).
     if (prev.state !== next.state) expect(isAllowedTransition(prev.state, next.state)).toBe(true);
-    else expect(next.state).toBe('CONNECTING');
+    else if (prev.state === 'TRANSIENT_FAILURE' && next.state === 'TRANSIENT_FAILURE') {
+      expect(next.nextAttemptAt).toBeLessThan(prev.nextAttemptAt);
+      expect(next.lastError).toBe(prev.lastError);
+    } else expect(next.state).toBe('CONNECTING');
     // Every attempt is cut at max(deadline, start + minConnectTimeout).
     if (next.state === 'CONNECTING' && prev.state !== 'CONNECTING') {
       expect(next.timeoutAt).toBeCloseTo(next.since + Math.max(nominalWait(next.attempt), MIN_CONNECT_TIMEOUT), 6);

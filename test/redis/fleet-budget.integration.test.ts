@@ -79,6 +79,8 @@ describe.skipIf(skip)('a retry budget shared by three worker processes through R
     const retries = arrivals.filter((a) => a.attempt > 1).length;
     const counts = await queue.getJobCounts('completed', 'failed');
     return {
+      // How many jobs each process started: every process (every budget) took part.
+      startsPerProcess: fleet.map((w) => w.events.filter((e) => e.type === 'start').length),
       attempts: arrivals.length,
       retries,
       ratio: retries / arrivals.length,
@@ -102,6 +104,10 @@ describe.skipIf(skip)('a retry budget shared by three worker processes through R
     expect(shared.retries).toBeGreaterThan(0);
     // Three local budgets each allow their own minimum: the fleet goes past the one budget's bound.
     expect(local.retries).toBeGreaterThan(RATIO * local.attempts + MIN_RETRIES);
-    expect(local.retries).toBeGreaterThan(shared.retries * 2);
+    // How far past depends on how evenly the queue spreads the jobs over the three processes, which a
+    // loaded machine skews (a process that gets few failing jobs leaves its minimum unspent: 27 local
+    // against 16 shared retries was seen), so no fixed multiple of the shared figure is asserted.
+    expect(local.retries).toBeGreaterThan(shared.retries);
+    expect(local.startsPerProcess.filter((n) => n > 0)).toHaveLength(3);
   }, 120_000);
 });

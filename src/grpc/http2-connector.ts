@@ -16,8 +16,10 @@ import type { Socket } from 'node:net';
 import { asyncScheduler, Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import type { Connector } from '../connector.js';
 import { ConnectionClosedError } from '../errors/connection-closed-error.js';
+import { retryAfter } from '../errors/retry-after-error.js';
 import { scheduleTimer } from '../timing/schedule-timer.js';
 import { checkOptionsObject, describeValue, optionalScheduler } from '../validate.js';
+import { parseCloseReasonDelay } from '../websocket/close-policy.js';
 import { GoawayError } from './goaway-error.js';
 import { KeepalivePolicy, type KeepaliveOptions } from './keepalive.js';
 import { KeepaliveTimeoutError } from './keepalive-timeout-error.js';
@@ -128,7 +130,10 @@ export function http2Connector(authority: string | URL, options: Http2ConnectorO
       });
       session.on('goaway', (errorCode: number, lastStreamId?: number, opaqueData?: Buffer) => {
         goaway = true;
-        fail(new GoawayError(errorCode, lastStreamId, opaqueData));
+        const error = new GoawayError(errorCode, lastStreamId, opaqueData);
+        // A graceful GOAWAY may say when to come back (redialer/server's drainHttp2: `retry-after=<ms>ms`).
+        const hint = errorCode === 0 && opaqueData !== undefined ? parseCloseReasonDelay(opaqueData.toString('latin1')) : undefined;
+        fail(hint === undefined ? error : retryAfter(error, hint));
       });
       session.on('error', (error: Error) => {
         fail(

@@ -10,6 +10,8 @@ import { type Http2Session, connect as connectHttp2, createServer as createHttp2
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
+import { ConnectionManager, isRetryAfterError } from '../../src/index.js';
+import { http2Connector } from '../../src/grpc/index.js';
 import { admission, drain, drainHttp2 } from '../../src/server/index.js';
 import { ReconnectingWebSocket } from '../../src/websocket/index.js';
 
@@ -195,5 +197,35 @@ describe('drainHttp2() on a real HTTP/2 server', () => {
     expect(report.clients).toBe(1);
     expect(code).toBe(0);
     expect(data.toString()).toBe('retry-after=1055ms');
+  });
+
+  it('redialer\'s http2Connector reads the hint: the manager waits for it (serverHints exact: exactly)', async () => {
+    const server = createHttp2Server();
+    const sessions = new Set<Http2Session>();
+    server.on('session', (s) => {
+      sessions.add(s);
+      s.once('close', () => sessions.delete(s));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    cleanups.push(() => new Promise((resolve) => { server.close(resolve); }));
+    cleanups.push(() => {
+      for (const s of sessions) s.destroy();
+    });
+    const manager = new ConnectionManager({
+      connector: http2Connector(`http://127.0.0.1:${String((server.address() as AddressInfo).port)}`),
+      serverHints: 'exact',
+      minUptime: 0,
+    });
+    cleanups.push(() => {
+      manager.shutdown();
+    });
+    manager.connect();
+    await eventually(() => manager.snapshot.state === 'READY' && sessions.size === 1, 10_000, 'READY');
+    drainHttp2(sessions, { expectedDowntime: 60_000, capacity: 10, random: () => 0 });
+    await eventually(() => manager.snapshot.state === 'TRANSIENT_FAILURE', 10_000, 'the GOAWAY');
+    const snapshot = manager.snapshot as { lastError: unknown; nextAttemptAt: number; since: number };
+    expect(isRetryAfterError(snapshot.lastError)).toBe(true);
+    expect(snapshot.nextAttemptAt - snapshot.since).toBe(60_000);
   });
 });

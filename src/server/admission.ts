@@ -29,8 +29,16 @@ export interface AdmissionOptions {
 
 /** The part of a `ws` WebSocketServer that an admission gate uses. */
 export interface UpgradeServer<S> {
+  /** Completes a WebSocket upgrade and hands over the socket. */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, callback: (ws: S, request: IncomingMessage) => void): void;
+  /** Emits an admitted socket as a `connection`, as a `ws` server does itself. */
   emit(event: 'connection', ws: S, request: IncomingMessage): boolean;
+}
+
+/** A socket a refused upgrade is closed on. */
+export interface ClosableSocket {
+  /** Closes with a code and a reason. */
+  close(code?: number, reason?: string): void;
 }
 
 /** What {@link admission} returns. */
@@ -43,7 +51,7 @@ export interface Admission {
    * An `upgrade` listener for a `ws` server created with `noServer: true`: admitted upgrades become
    * `connection` events of `wss`; refused ones are answered with their slot.
    */
-  upgrade<S extends { close(code?: number, reason?: string): void }>(
+  upgrade<S extends ClosableSocket>(
     wss: UpgradeServer<S>,
   ): (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
   /**

@@ -31,9 +31,13 @@ export interface DrainReport {
 
 /** The part of a `ws` WebSocket that {@link drain} uses. */
 export interface DrainableSocket {
+  /** 1 while open. */
   readonly readyState: number;
+  /** Starts the closing handshake with a code and a reason. */
   close(code?: number, reason?: string): void;
+  /** Cuts the connection at once. */
   terminate(): void;
+  /** Calls `listener` once the socket has closed. */
   once(event: 'close', listener: () => void): unknown;
 }
 
@@ -44,7 +48,9 @@ export interface DrainableServer {
 
 /** The part of an `http2.Http2Session` that {@link drainHttp2} uses. */
 export interface GoawaySession {
+  /** Whether the session has closed. */
   readonly closed: boolean;
+  /** Sends a GOAWAY frame with an error code and debug data. */
   goaway(code?: number, lastStreamID?: number, opaqueData?: Uint8Array): void;
 }
 

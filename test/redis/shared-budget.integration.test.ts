@@ -49,10 +49,16 @@ describe.skipIf(skip)('shared retry budgets on a real redis-server', () => {
     budgets.push(b);
     return b;
   };
-  const shared = (b: SharedRetryBudget) => until(() => b.mode === 'shared', 'the budget to sync');
-  // A member counts for three sync intervals after its last sync. The fleet tests sync by hand (the first
-  // sync is at once), so their interval only sets that window: 5 s, not 50 ms, which a loaded machine can
-  // miss between two awaited syncs (the other process then drops out and the shares double).
+  // Syncs by hand until the budget is shared: the first background sync runs at once, before the client is
+  // ready, and the next one comes an interval later.
+  const shared = (b: SharedRetryBudget) =>
+    until(async () => {
+      await b.sync();
+      return b.mode === 'shared';
+    }, 'the budget to sync');
+  // A member counts for three sync intervals after its last sync. The fleet tests sync by hand, so their
+  // interval only sets that window: 5 s, not 50 ms, which a loaded machine can miss between two awaited
+  // syncs (the other process then drops out and the shares double).
   const FLEET_SYNC_INTERVAL = 5000;
 
   it('two processes share one ratio budget: each spends its share of the fleet allowance', async () => {

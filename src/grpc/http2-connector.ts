@@ -13,6 +13,7 @@ import {
   type SecureClientSessionOptions,
 } from 'node:http2';
 import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import { asyncScheduler, Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import type { Connector } from '../connector.js';
 import { ConnectionClosedError } from '../errors/connection-closed-error.js';
@@ -160,7 +161,9 @@ export function http2Connector(authority: string | URL, options: Http2ConnectorO
         if (goaway) session.close();
         else {
           // An attempt cut before SETTINGS is reset (RST), like ManagedChannel's: the peer may not be reading.
-          if (!established) (session.socket as Socket | undefined)?.resetAndDestroy();
+          // Only a plain TCP socket can be reset; a TLS socket throws ERR_INVALID_HANDLE_TYPE and is destroyed.
+          const socket = session.socket as Socket | undefined;
+          if (!established && socket !== undefined && !(socket instanceof TLSSocket)) socket.resetAndDestroy();
           session.destroy();
         }
       };

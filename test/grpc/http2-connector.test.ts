@@ -119,6 +119,30 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
     expect(((failed.lastError as Error).cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
   });
 
+  it('a TLS attempt cut before its handshake ends quietly: the TLS socket is destroyed, not reset', async () => {
+    // A TCP server that never answers the TLS ClientHello: each attempt is cut at its deadline.
+    const tcp = await tcpServer(() => undefined);
+    const unhandled: unknown[] = [];
+    const m = new ConnectionManager({
+      connector: http2Connector(tcp.url.replace('http://', 'https://')),
+      minConnectTimeout: 200,
+      minUptime: 0,
+      backoff: constantBackoff(100),
+      onUnhandledError: (error) => unhandled.push(error),
+    });
+    cleanup.push(() => {
+      m.shutdown();
+    });
+    m.connect();
+    const cut = await until(m.state$, (s) => s.state === 'TRANSIENT_FAILURE');
+    expect(isConnectTimeoutError(cut.lastError)).toBe(true);
+    // Resetting a TLS socket throws ERR_INVALID_HANDLE_TYPE from the teardown; nothing may reach here.
+    expect(unhandled).toEqual([]);
+    await vi.waitFor(() => {
+      expect([...tcp.sockets].every((socket) => socket.destroyed)).toBe(true);
+    });
+  });
+
   it('READY comes with SETTINGS, not with the TCP connection: a peer that sends SETTINGS late is READY only then', async () => {
     let sendSettings: (() => void) | undefined;
     const tcp = await tcpServer((socket) => {

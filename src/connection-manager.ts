@@ -149,6 +149,8 @@ export class ConnectionManager<C = unknown> {
   #draining = false;
   #timer: Subscription | undefined;
   #timerAt = 0;
+  /** The timer the transitions in hand asked for: `null` no change, `undefined` none, else when it is due. */
+  #wantedTimer: number | undefined | null = null;
   #attempt: AttemptRun<C> | undefined;
 
   constructor(options: ConnectionManagerOptions<C>) {
@@ -316,7 +318,33 @@ export class ConnectionManager<C = unknown> {
     } finally {
       this.#draining = false;
       this.#queue = undefined;
+      this.#armTimer();
     }
+  }
+
+  /**
+   * Arms (or clears) the one timer as the transitions just processed left it. Applied once per batch
+   * of events rather than per effect: a failed attempt that is retried in the same batch asks for the
+   * cut timer and then for the retry timer, and only the last one needs a host timer.
+   */
+  #armTimer(): void {
+    const at = this.#wantedTimer;
+    if (at === null) return;
+    this.#wantedTimer = null;
+    if (at === undefined) {
+      this.#timer?.unsubscribe();
+      this.#timer = undefined;
+      return;
+    }
+    if (this.#timer !== undefined && this.#timerAt === at) return;
+    this.#timer?.unsubscribe();
+    this.#timerAt = at;
+    // One work function for every manager's timer, with the manager as its state: no closure or record
+    // per arming. Like scheduleTimerAt, it re-arms a timer that fires early by the scheduler's clock (no
+    // attempt is cut, and none starts, before its time) or that is due beyond 2^31 - 1 ms. The work is
+    // shared by managers of every connection type, so it takes them as ConnectionManager<unknown>.
+    const { scheduler } = this.#options;
+    this.#timer = scheduler.schedule(runTimer, timerWait(at, scheduler.now()), this as ConnectionManager<unknown>);
   }
 
   #process(event: MachineEvent<C>): void {
@@ -350,21 +378,11 @@ export class ConnectionManager<C = unknown> {
 
   #run(effect: Exclude<Effect, { type: 'complete' }>): void {
     switch (effect.type) {
-      case 'set-timer': {
-        this.#timer?.unsubscribe();
-        this.#timerAt = effect.at;
-        // One work function for every manager's timer, with the manager as its state: no closure or
-        // record per arming. Like scheduleTimerAt, it re-arms a timer that fires early by the
-        // scheduler's clock (no attempt is cut, and none starts, before its time) or that is due
-        // beyond 2^31 - 1 ms.
-        const { scheduler } = this.#options;
-        // The work is shared by managers of every connection type, so it takes them as ConnectionManager<unknown>.
-        this.#timer = scheduler.schedule(runTimer, timerWait(effect.at, scheduler.now()), this as ConnectionManager<unknown>);
+      case 'set-timer':
+        this.#wantedTimer = effect.at;
         return;
-      }
       case 'clear-timer':
-        this.#timer?.unsubscribe();
-        this.#timer = undefined;
+        this.#wantedTimer = undefined;
         return;
       case 'start-attempt':
         this.#startAttempt(effect.attemptId, effect.attempt, effect.timeoutAt);

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { awsSvgs, runAwsStudy } from './aws/aws-study.js';
 import { runLoopback } from './loopback/loopback-bench.js';
 import { runOverhead } from './overhead/overhead-bench.js';
-import { type BenchReport, renderResults, spliceResults } from './report/render-markdown.js';
+import { type BenchReport, START, renderResults, renderSections, spliceResults, spliceSections } from './report/render-markdown.js';
 import { runStormScenarios } from './storm/storm-bench.js';
 import { stormScenarios } from './storm/storm-scenarios.js';
 import { environment } from './support/environment.js';
@@ -88,10 +88,14 @@ if (wanted('loopback')) {
 report.seconds = (performance.now() - started) / 1000;
 write('environment.json', `${JSON.stringify({ ...env, quick, seconds: report.seconds, sections: only }, null, 1)}\n`);
 const relative = quick ? '.' : 'bench/results';
-const results = renderResults(report, relative);
 const target = quick ? join(root, dir, 'BENCHMARKS.md') : join(root, 'BENCHMARKS.md');
 const previous = existsSync(target) ? readFileSync(target, 'utf8') : '# Benchmarks\n';
-writeFileSync(target, spliceResults(previous, results));
+// A full run replaces the whole generated block; a run of some sections (--only) replaces only those.
+const partial = values.only !== undefined && only.length < SECTIONS.length && previous.includes(START);
+writeFileSync(
+  target,
+  partial ? spliceSections(previous, renderSections(report, relative)) : spliceResults(previous, renderResults(report, relative)),
+);
 say(`bench: done in ${report.seconds.toFixed(0)} s; wrote ${dir}/ and ${quick ? `${dir}/BENCHMARKS.md` : 'BENCHMARKS.md'}`);
 // reconnecting-websocket's close() leaves its reconnect timers armed; do not wait for them.
 process.exit(0);

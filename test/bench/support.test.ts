@@ -3,7 +3,7 @@ import { seededRandom } from '../../src/simulator/seeded-random.js';
 import { EventQueue } from '../../bench/support/event-queue.js';
 import { idleShare, logLogSlope } from '../../bench/support/fit.js';
 import { absNormal } from '../../bench/support/normal-delay.js';
-import { spliceResults, START, END } from '../../bench/report/render-markdown.js';
+import { spliceResults, spliceSections, START, END } from '../../bench/report/render-markdown.js';
 
 describe('bench support', () => {
   it('the event queue pops by time, then in insertion order', () => {
@@ -33,5 +33,12 @@ describe('bench support', () => {
     const doc = `# B\n\nintro\n\n${START}\nold\n${END}\n\n## analysis\nkept\n`;
     expect(spliceResults(doc, 'new')).toBe(`# B\n\nintro\n\n${START}\nnew\n${END}\n\n## analysis\nkept\n`);
     expect(spliceResults('# B\n', 'x')).toBe(`# B\n\n${START}\nx\n${END}\n`);
+  });
+
+  it('a partial run replaces only its own sections of the generated block', () => {
+    const doc = `# B\n\n${START}\nMeasured then.\n\n### 1. A\n\nold a\n\n### 2. B\n\nold b\n#### B.1\nold b1\n\n### 3. C\n\nold c\n\n${END}\n\n## kept\n`;
+    const out = spliceSections(doc, ['### 2. B\n\nnew b', '### 3. C\n\nnew c']);
+    expect(out).toBe(`# B\n\n${START}\nMeasured then.\n\n### 1. A\n\nold a\n\n### 2. B\n\nnew b\n\n### 3. C\n\nnew c\n\n${END}\n\n## kept\n`);
+    expect(() => spliceSections(doc, ['### 9. Z\n'])).toThrow(/no section 9/);
   });
 });

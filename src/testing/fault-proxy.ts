@@ -140,9 +140,21 @@ export async function startFaultProxy(target: { host?: string; port: number }, i
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
     const forward = (from: Socket, to: Socket, delay: number): void => {
+      // Delayed chunks leave in the order they came: each timer sends the oldest chunk waiting. A timer per
+      // chunk could fire out of order (a timer that fires a millisecond early by the wall clock is re-armed),
+      // and reordered bytes break the protocol on top (HTTP/2 answers with PROTOCOL_ERROR). Every chunk still
+      // waits at least `delay`: the k-th timer to fire is at least as late as the k-th chunk's own.
+      const waiting: Buffer[] = [];
       from.on('data', (chunk: Buffer) => {
-        if (delay > 0) later(delay, () => to.write(chunk));
-        else to.write(chunk);
+        if (delay <= 0) {
+          to.write(chunk);
+          return;
+        }
+        waiting.push(chunk);
+        later(delay, () => {
+          const next = waiting.shift();
+          if (next !== undefined) to.write(next);
+        });
       });
     };
     switch (current.kind) {

@@ -5,6 +5,7 @@
  */
 import { NEVER, Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
+import { busiestWindow } from '../support/busiest-window.js';
 import {
   type BackoffPolicy,
   ConnectionManager,
@@ -44,16 +45,6 @@ function refusedStarts(options: Partial<ConnectionManagerOptions<never>>, ms = 1
   manager.shutdown();
   expect(clock.pendingTimers()).toBe(0);
   return starts;
-}
-
-/** The most starts in any window of `windowMs` ms. */
-function busiestWindow(starts: readonly number[], windowMs: number): number {
-  let most = 0;
-  for (let i = 0, j = 0; i < starts.length; i++) {
-    while ((starts[i] ?? 0) - (starts[j] ?? 0) >= windowMs) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
 }
 
 const zeroPolicies: [string, BackoffPolicy][] = [

@@ -10,6 +10,7 @@
 import fc from 'fast-check';
 import { Observable, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
 import { describe, expect, it } from 'vitest';
+import { busiestWindow } from '../support/busiest-window.js';
 import {
   type AttemptSpacing,
   type BackoffPolicy,
@@ -31,16 +32,6 @@ import { flush, grpcError } from '../retry/support.js';
 
 const WINDOW = 10_000;
 const RUN = 30_000;
-
-/** The most starts in any window of `windowMs` ms. */
-function busiestWindow(starts: readonly number[], windowMs: number): number {
-  let most = 0;
-  for (let i = 0, j = 0; i < starts.length; i++) {
-    while ((starts[i] ?? 0) - (starts[j] ?? 0) >= windowMs) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
-}
 
 /** The virtual clock's scheduler, recording every delay a timer is armed (or re-armed) with. */
 function recording(clock: VirtualClock): { scheduler: SchedulerLike; delays: number[] } {

@@ -9,12 +9,18 @@ export default tseslint.config(
   ...tseslint.configs.stylisticTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['eslint.config.js'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       // An AbortSignal's reason is whatever the caller aborted with; it is passed on unchanged.
-      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: false }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
@@ -24,7 +30,13 @@ export default tseslint.config(
     // The core runs in browsers: it never imports Node built-ins or a transport.
     files: ['src/**/*.ts'],
     ignores: [
-      'src/grpc/**', 'src/cli/**', 'src/testing/node.ts', 'src/testing/fault-proxy.ts', 'src/bullmq/**', 'src/redis/**', 'src/react/**',
+      'src/grpc/**',
+      'src/cli/**',
+      'src/testing/node.ts',
+      'src/testing/fault-proxy.ts',
+      'src/bullmq/**',
+      'src/redis/**',
+      'src/react/**',
     ],
     rules: {
       'no-restricted-imports': [
@@ -33,8 +45,14 @@ export default tseslint.config(
           patterns: [
             { group: ['node:*'], message: 'The core must run in browsers: no Node built-ins outside adapters.' },
             { group: ['ws', '@grpc/*'], message: 'Only the adapters import a transport.' },
-            { group: ['bullmq', 'bullmq/*', 'ioredis', 'ioredis/*'], message: 'Only redialer/bullmq and redialer/redis import bullmq or ioredis.' },
-            { group: ['react', 'react/*', 'react-dom', 'react-dom/*'], message: 'Only redialer/react (src/react/) imports React.' },
+            {
+              group: ['bullmq', 'bullmq/*', 'ioredis', 'ioredis/*'],
+              message: 'Only redialer/bullmq and redialer/redis import bullmq or ioredis.',
+            },
+            {
+              group: ['react', 'react/*', 'react-dom', 'react-dom/*'],
+              message: 'Only redialer/react (src/react/) imports React.',
+            },
           ],
         },
       ],
@@ -50,7 +68,7 @@ export default tseslint.config(
           patterns: [
             { group: ['node:*'], message: 'redialer/react must run in browsers: no Node built-ins.' },
             { group: ['ws', '@grpc/*'], message: 'Only the adapters import a transport.' },
-            { group: ['react-dom', 'react-dom/*'], message: 'The hooks need react only; rendering is the app\'s.' },
+            { group: ['react-dom', 'react-dom/*'], message: "The hooks need react only; rendering is the app's." },
           ],
         },
       ],
@@ -66,8 +84,14 @@ export default tseslint.config(
           patterns: [
             { group: ['node:*'], message: 'redialer/retry must run in browsers: no Node built-ins.' },
             { group: ['ws', '@grpc/*'], message: 'Only the adapters import a transport.' },
-            { group: ['@opentelemetry/*'], message: 'Take a meter through MeterLike; @opentelemetry/api is an optional peer.' },
-            { group: ['bullmq', 'bullmq/*', 'ioredis', 'ioredis/*'], message: 'Only redialer/bullmq and redialer/redis import bullmq or ioredis.' },
+            {
+              group: ['@opentelemetry/*'],
+              message: 'Take a meter through MeterLike; @opentelemetry/api is an optional peer.',
+            },
+            {
+              group: ['bullmq', 'bullmq/*', 'ioredis', 'ioredis/*'],
+              message: 'Only redialer/bullmq and redialer/redis import bullmq or ioredis.',
+            },
           ],
         },
       ],
@@ -75,12 +99,24 @@ export default tseslint.config(
   },
   {
     // The Node adapters: bullmq only in redialer/bullmq; redialer/redis types ioredis structurally.
-    files: ['src/grpc/**', 'src/cli/**', 'src/testing/node.ts', 'src/testing/fault-proxy.ts', 'src/redis/**', 'src/server/admission.ts'],
+    files: [
+      'src/grpc/**',
+      'src/cli/**',
+      'src/testing/node.ts',
+      'src/testing/fault-proxy.ts',
+      'src/redis/**',
+      'src/server/admission.ts',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',
         {
-          patterns: [{ group: ['bullmq', 'bullmq/*', 'ioredis', 'ioredis/*'], message: 'Only redialer/bullmq imports bullmq; redialer/redis types ioredis structurally.' }],
+          patterns: [
+            {
+              group: ['bullmq', 'bullmq/*', 'ioredis', 'ioredis/*'],
+              message: 'Only redialer/bullmq imports bullmq; redialer/redis types ioredis structurally.',
+            },
+          ],
         },
       ],
     },
@@ -99,13 +135,27 @@ export default tseslint.config(
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,
       globals: Object.fromEntries(
-        ['process', 'console', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'URL', 'Buffer', 'AbortController', 'structuredClone'].map((name) => [name, 'readonly']),
+        [
+          'process',
+          'console',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'clearInterval',
+          'URL',
+          'Buffer',
+          'AbortController',
+          'structuredClone',
+        ].map((name) => [name, 'readonly']),
       ),
     },
   },
   {
     files: ['**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', process: 'readonly' },
+    },
     // CommonJS files exist to prove that require() works.
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

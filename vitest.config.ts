@@ -11,7 +11,13 @@ const grpcJsAlias: Plugin = {
   name: 'redialer-grpc-js-version',
   enforce: 'pre',
   resolveId(source, importer, options) {
-    if (grpcJs === undefined || source !== '@grpc/grpc-js' || importer === undefined || importer.endsWith('grpc-server.ts')) return null;
+    if (
+      grpcJs === undefined ||
+      source !== '@grpc/grpc-js' ||
+      importer === undefined ||
+      importer.endsWith('grpc-server.ts')
+    )
+      return null;
     return this.resolve(grpcJs, importer, { ...options, skipSelf: true });
   },
 };

@@ -9,7 +9,14 @@ import { parseArgs } from 'node:util';
 import { awsSvgs, runAwsStudy } from './aws/aws-study.js';
 import { runLoopback } from './loopback/loopback-bench.js';
 import { runOverhead } from './overhead/overhead-bench.js';
-import { type BenchReport, START, renderResults, renderSections, spliceResults, spliceSections } from './report/render-markdown.js';
+import {
+  type BenchReport,
+  START,
+  renderResults,
+  renderSections,
+  spliceResults,
+  spliceSections,
+} from './report/render-markdown.js';
 import { runStormScenarios } from './storm/storm-bench.js';
 import { stormScenarios } from './storm/storm-scenarios.js';
 import { environment } from './support/environment.js';
@@ -64,13 +71,22 @@ if (wanted('aws')) {
 
 if (wanted('storm')) {
   const scenarios = stormScenarios(quick);
-  say(`storm: ${String(scenarios.length)} scenarios, ${String(scenarios.reduce((n, s) => n + s.policies.length * s.seeds.length, 0))} runs`);
+  say(
+    `storm: ${String(scenarios.length)} scenarios, ${String(scenarios.reduce((n, s) => n + s.policies.length * s.seeds.length, 0))} runs`,
+  );
   report.storms = await runStormScenarios(scenarios, (done, total) => {
     process.stderr.write(`\r  ${String(done)}/${String(total)} runs`);
   });
   say('');
   for (const s of report.storms) write(`storm-${s.scenario.id}.svg`, s.svg);
-  write('storm.json', `${JSON.stringify(report.storms.map((s) => ({ scenario: s.scenario, summaries: s.summaries })), null, 1)}\n`);
+  write(
+    'storm.json',
+    `${JSON.stringify(
+      report.storms.map((s) => ({ scenario: s.scenario, summaries: s.summaries })),
+      null,
+      1,
+    )}\n`,
+  );
 }
 
 if (wanted('overhead')) {
@@ -81,7 +97,12 @@ if (wanted('overhead')) {
 
 if (wanted('loopback')) {
   say('loopback: grpc-js server restart through the real adapters');
-  report.loopback = await runLoopback({ sizes: quick ? [100] : [1000, 5000], downtime: quick ? 1000 : 3000, runs: quick ? 1 : 3, say });
+  report.loopback = await runLoopback({
+    sizes: quick ? [100] : [1000, 5000],
+    downtime: quick ? 1000 : 3000,
+    runs: quick ? 1 : 3,
+    say,
+  });
   write('loopback.json', `${JSON.stringify(report.loopback, null, 1)}\n`);
 }
 
@@ -94,8 +115,12 @@ const previous = existsSync(target) ? readFileSync(target, 'utf8') : '# Benchmar
 const partial = values.only !== undefined && only.length < SECTIONS.length && previous.includes(START);
 writeFileSync(
   target,
-  partial ? spliceSections(previous, renderSections(report, relative)) : spliceResults(previous, renderResults(report, relative)),
+  partial
+    ? spliceSections(previous, renderSections(report, relative))
+    : spliceResults(previous, renderResults(report, relative)),
 );
-say(`bench: done in ${report.seconds.toFixed(0)} s; wrote ${dir}/ and ${quick ? `${dir}/BENCHMARKS.md` : 'BENCHMARKS.md'}`);
+say(
+  `bench: done in ${report.seconds.toFixed(0)} s; wrote ${dir}/ and ${quick ? `${dir}/BENCHMARKS.md` : 'BENCHMARKS.md'}`,
+);
 // reconnecting-websocket's close() leaves its reconnect timers armed; do not wait for them.
 process.exit(0);

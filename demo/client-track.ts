@@ -27,7 +27,8 @@ export function describeSnapshot(s: ConnectionSnapshot, now: number, previous?: 
     case 'READY':
       return `attempt ${String(s.attempt)} connected`;
     case 'TRANSIENT_FAILURE':
-      if (previous === 'READY') return `connection lost (${error ?? 'closed'}); next attempt in ${secs(s.nextAttemptAt - now)}`;
+      if (previous === 'READY')
+        return `connection lost (${error ?? 'closed'}); next attempt in ${secs(s.nextAttemptAt - now)}`;
       return `attempt ${String(s.attempt)} ended (${error ?? 'closed'}); next attempt in ${secs(s.nextAttemptAt - now)}`;
     case 'IDLE':
       return error === null ? 'idle' : `idle (${error})`;
@@ -61,7 +62,8 @@ export class ClientTrack {
     if (s.state === 'READY') this.readyAt.push(s.since);
     let detail = describeSnapshot(s, now, previous);
     // How long the attempt took: with several addresses, a dead first one shows here as the stagger.
-    if (s.state === 'READY' && this.#connectingSince !== undefined) detail += ` after ${String(s.since - this.#connectingSince)} ms`;
+    if (s.state === 'READY' && this.#connectingSince !== undefined)
+      detail += ` after ${String(s.since - this.#connectingSince)} ms`;
     this.#connectingSince = s.state === 'CONNECTING' ? s.since : undefined;
     const entry: TimelineEntry = { at: s.since, client: this.id, state: s.state, detail };
     this.entries.push(entry);

@@ -51,7 +51,8 @@ export function parsePageMessage(text: string): PageMessage | undefined {
   const { type, client, fault } = value as Record<string, unknown>;
   if (!CLIENTS.includes(client as ClientId)) return undefined;
   if (type === 'retry') return { type, client: client as ClientId };
-  if (type === 'fault' && FAULTS.includes(fault as FaultName)) return { type, client: client as ClientId, fault: fault as FaultName };
+  if (type === 'fault' && FAULTS.includes(fault as FaultName))
+    return { type, client: client as ClientId, fault: fault as FaultName };
   return undefined;
 }
 
@@ -77,12 +78,20 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const serve = (request: IncomingMessage, response: ServerResponse): void => {
     const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
     if (path === '/' || path === '/index.html') {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(dashboardHtml());
+      response
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
+        .end(dashboardHtml());
     } else if (path === '/dashboard.js') {
       script ??= readFile(join(options.assetsDir, 'dashboard.js'));
       script.then(
-        (body) => response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }).end(body),
-        (error: unknown) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`dashboard.js is missing (${String(error)}): run npm start`),
+        (body) =>
+          response
+            .writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' })
+            .end(body),
+        (error: unknown) =>
+          response
+            .writeHead(500, { 'content-type': 'text/plain' })
+            .end(`dashboard.js is missing (${String(error)}): run npm start`),
       );
     } else if (path === '/favicon.ico') {
       response.writeHead(204).end();
@@ -131,7 +140,11 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     for (const page of pages) page.terminate();
     if (!listening) return;
     listening = false;
-    const closed = new Promise<void>((resolve) => server.close(() => { resolve(); }));
+    const closed = new Promise<void>((resolve) =>
+      server.close(() => {
+        resolve();
+      }),
+    );
     server.closeAllConnections();
     await closed;
   };

@@ -68,7 +68,12 @@ export function faultName(fault: Fault): FaultName {
   }
 }
 
-function control(track: ClientTrack, proxy: FaultProxy, resetBackoff: () => void, changed: TransitionListener): DemoClient {
+function control(
+  track: ClientTrack,
+  proxy: FaultProxy,
+  resetBackoff: () => void,
+  changed: TransitionListener,
+): DemoClient {
   return {
     track,
     resetBackoff,
@@ -108,9 +113,11 @@ export async function startRig(settings: DemoSettings, onTransition: TransitionL
       grpcTrack.trace(entry);
     },
   });
-  subscriptions.push(channel.state$.subscribe((s) => {
-    onTransition(grpcTrack, grpcTrack.record(s, Date.now()));
-  }));
+  subscriptions.push(
+    channel.state$.subscribe((s) => {
+      onTransition(grpcTrack, grpcTrack.record(s, Date.now()));
+    }),
+  );
   const pinger = createPingerClient(grpcTarget, credentials.createInsecure(), { channelOverride: channel });
 
   const wsServer = await startWebSocketServer();
@@ -131,9 +138,11 @@ export async function startRig(settings: DemoSettings, onTransition: TransitionL
       wsTrack.trace(entry);
     },
   });
-  subscriptions.push(socket.state$.subscribe((s) => {
-    onTransition(wsTrack, wsTrack.record(s, Date.now()));
-  }));
+  subscriptions.push(
+    socket.state$.subscribe((s) => {
+      onTransition(wsTrack, wsTrack.record(s, Date.now()));
+    }),
+  );
   socket.onmessage = () => {
     traffic.echoes += 1;
   };
@@ -166,24 +175,41 @@ export async function startRig(settings: DemoSettings, onTransition: TransitionL
       foTrack.trace(entry);
     },
   });
-  subscriptions.push(foChannel.state$.subscribe((s) => {
-    onTransition(foTrack, foTrack.record(s, Date.now()));
-  }));
+  subscriptions.push(
+    foChannel.state$.subscribe((s) => {
+      onTransition(foTrack, foTrack.record(s, Date.now()));
+    }),
+  );
 
   channel.manager.connect();
   foChannel.manager.connect();
 
   return {
     clients: {
-      grpc: control(grpcTrack, grpcProxy, () => {
-        channel.manager.resetBackoff();
-      }, onTransition),
-      websocket: control(wsTrack, wsProxy, () => {
-        socket.resetBackoff();
-      }, onTransition),
-      failover: control(foTrack, foProxy, () => {
-        foChannel.manager.resetBackoff();
-      }, onTransition),
+      grpc: control(
+        grpcTrack,
+        grpcProxy,
+        () => {
+          channel.manager.resetBackoff();
+        },
+        onTransition,
+      ),
+      websocket: control(
+        wsTrack,
+        wsProxy,
+        () => {
+          socket.resetBackoff();
+        },
+        onTransition,
+      ),
+      failover: control(
+        foTrack,
+        foProxy,
+        () => {
+          foChannel.manager.resetBackoff();
+        },
+        onTransition,
+      ),
     },
     traffic,
     async close() {

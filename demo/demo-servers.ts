@@ -44,11 +44,20 @@ export const pingerService: ServiceDefinition = {
 
 /** The client that `makeGenericClientConstructor` builds for {@link pingerService}. */
 export interface PingerClient extends Client {
-  ping(request: Ping, metadata: Metadata, options: Partial<CallOptions>, callback: sendUnaryData<Ping>): ClientUnaryCall;
+  ping(
+    request: Ping,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: sendUnaryData<Ping>,
+  ): ClientUnaryCall;
 }
 
 /** A Pinger client; pass `{ channelOverride }` to run it over a redialer ManagedChannel. */
-export function createPingerClient(address: string, credentials: ChannelCredentials, options?: ClientOptions): PingerClient {
+export function createPingerClient(
+  address: string,
+  credentials: ChannelCredentials,
+  options?: ClientOptions,
+): PingerClient {
   const Ctor = makeGenericClientConstructor(pingerService, 'Pinger') as unknown as new (
     address: string,
     credentials: ChannelCredentials,

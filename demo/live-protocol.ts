@@ -62,7 +62,12 @@ export type ServerMessage =
       readonly timeline: readonly TimelineEntry[];
       readonly phase: PhaseStatus | null;
     }
-  | { readonly type: 'status'; readonly now: number; readonly client: ClientStatus; readonly entry: TimelineEntry | null }
+  | {
+      readonly type: 'status';
+      readonly now: number;
+      readonly client: ClientStatus;
+      readonly entry: TimelineEntry | null;
+    }
   | { readonly type: 'phase'; readonly phase: PhaseStatus | null }
   | { readonly type: 'summary'; readonly text: string };
 

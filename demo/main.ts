@@ -24,7 +24,8 @@ function parse(): { serve: boolean; fast: boolean; port: number } | undefined {
   });
   if (values.help) return undefined;
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new RangeError(`redialer demo: --port must be an integer in [0, 65535], got ${values.port}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new RangeError(`redialer demo: --port must be an integer in [0, 65535], got ${values.port}`);
   return { serve: values.serve, fast: values.fast, port };
 }
 

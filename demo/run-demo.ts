@@ -75,7 +75,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
   // Filled in as the parts start; transitions arrive from the first moment on.
   const parts: { rig?: DemoRig; dashboard?: Dashboard } = {};
   let phase: PhaseStatus | null = null;
-  const tracks = (): ClientTrack[] => (parts.rig === undefined ? [] : [parts.rig.clients.grpc.track, parts.rig.clients.websocket.track, parts.rig.clients.failover.track]);
+  const tracks = (): ClientTrack[] =>
+    parts.rig === undefined
+      ? []
+      : [parts.rig.clients.grpc.track, parts.rig.clients.websocket.track, parts.rig.clients.failover.track];
   const horizon = scenario.phases.reduce((sum, p) => sum + p.duration, 0);
   let view: DemoView = lineView(out, startedAt, color);
   const differences = differencesFromGrpc(settings);
@@ -111,7 +114,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
   });
   const dashboard = await startDashboard({ port: options.port, assetsDir: options.assetsDir, rig: running, hello });
   parts.dashboard = dashboard;
-  out.write(`Dashboard: ${dashboard.url}${options.serve ? '' : '  (add --serve to keep it running after the story)'}\n\n`);
+  out.write(
+    `Dashboard: ${dashboard.url}${options.serve ? '' : '  (add --serve to keep it running after the story)'}\n\n`,
+  );
   options.onReady?.({ rig: running, dashboard });
   if (out.isTTY === true) view = liveView(out, startedAt, tracks, horizon, '', color);
 
@@ -136,7 +141,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
     } else {
       // The last phase ends once every client has stayed READY for minUptime (its backoff reset), or at its end.
       const deadline = at + step.duration;
-      const settled = (): boolean => tracks().every((t) => t.status.state === 'READY' && Date.now() - t.status.since >= settings.minUptime + 200);
+      const settled = (): boolean =>
+        tracks().every((t) => t.status.state === 'READY' && Date.now() - t.status.since >= settings.minUptime + 200);
       while (Date.now() < deadline && !settled() && !aborted()) await sleep(100, signal);
     }
   }
@@ -146,17 +152,40 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
   const summary = summarize(tracks(), recoveries, phaseStarts, running.traffic, startedAt, endedAt);
   const text = formatSummary(summary, tracks(), startedAt, endedAt, differences, color);
   if (phases.length > 0) out.write(`\n${text}\n`);
-  dashboard.publish({ type: 'summary', text: formatSummary(summary, tracks(), startedAt, endedAt, differences, false) });
+  dashboard.publish({
+    type: 'summary',
+    text: formatSummary(summary, tracks(), startedAt, endedAt, differences, false),
+  });
 
   if (options.serve) {
-    setPhase({ index: phases.length, count: phases.length, name: 'free play', explain: 'switch faults and press Retry now on the dashboard', startedAt: Date.now() });
+    setPhase({
+      index: phases.length,
+      count: phases.length,
+      name: 'free play',
+      explain: 'switch faults and press Retry now on the dashboard',
+      startedAt: Date.now(),
+    });
     out.write(`\nServing the dashboard at ${dashboard.url} (Ctrl-C to stop)\n\n`);
     if (out.isTTY === true) {
-      view = liveView(out, Date.now(), tracks, 60_000, `free play: switch faults and press Retry now at ${dashboard.url}`, color);
+      view = liveView(
+        out,
+        Date.now(),
+        tracks,
+        60_000,
+        `free play: switch faults and press Retry now at ${dashboard.url}`,
+        color,
+      );
     }
     await new Promise<void>((resolve) => {
       if (signal === undefined || signal.aborted) resolve();
-      else signal.addEventListener('abort', () => { resolve(); }, { once: true });
+      else
+        signal.addEventListener(
+          'abort',
+          () => {
+            resolve();
+          },
+          { once: true },
+        );
     });
   }
   view.finish();

@@ -49,7 +49,14 @@ export interface Scenario {
 
 function phases(unit: number): Phase[] {
   return [
-    { name: 'up', explain: 'both servers are up; the clients connect', fault: { kind: 'pass' }, dropOpen: false, duration: 4 * unit, recovery: false },
+    {
+      name: 'up',
+      explain: 'both servers are up; the clients connect',
+      fault: { kind: 'pass' },
+      dropOpen: false,
+      duration: 4 * unit,
+      recovery: false,
+    },
     {
       name: 'server down',
       explain: 'the servers crash: connections reset, the port refuses (ECONNREFUSED)',
@@ -96,14 +103,28 @@ function phases(unit: number): Phase[] {
 /** The story `npm start` tells: about a minute. */
 export const FULL_SCENARIO: Scenario = {
   name: 'full',
-  settings: { initialBackoff: 500, multiplier: 1.6, jitter: 0.2, maxBackoff: 5000, minConnectTimeout: 2500, minUptime: 2000 },
+  settings: {
+    initialBackoff: 500,
+    multiplier: 1.6,
+    jitter: 0.2,
+    maxBackoff: 5000,
+    minConnectTimeout: 2500,
+    minUptime: 2000,
+  },
   phases: phases(1000),
 };
 
 /** The same story in about fifteen seconds (`--fast`, used by the tests). */
 export const FAST_SCENARIO: Scenario = {
   name: 'fast',
-  settings: { initialBackoff: 250, multiplier: 1.6, jitter: 0.2, maxBackoff: 2000, minConnectTimeout: 1000, minUptime: 1000 },
+  settings: {
+    initialBackoff: 250,
+    multiplier: 1.6,
+    jitter: 0.2,
+    maxBackoff: 2000,
+    minConnectTimeout: 1000,
+    minUptime: 1000,
+  },
   phases: phases(350),
 };
 
@@ -128,5 +149,8 @@ function format(key: keyof DemoSettings, value: number): string {
 export function differencesFromGrpc(settings: DemoSettings): string[] {
   return (Object.keys(LABELS) as (keyof DemoSettings)[])
     .filter((key) => settings[key] !== GRPC_DEFAULTS[key])
-    .map((key) => `${LABELS[key]} ${format(key, settings[key])} (${key === 'minUptime' ? "redialer's default" : 'gRPC'}: ${format(key, GRPC_DEFAULTS[key])})`);
+    .map(
+      (key) =>
+        `${LABELS[key]} ${format(key, settings[key])} (${key === 'minUptime' ? "redialer's default" : 'gRPC'}: ${format(key, GRPC_DEFAULTS[key])})`,
+    );
 }

@@ -31,7 +31,14 @@ export interface DemoSummary {
 }
 
 /** Computes the figures; a recovery counts only READY before the next fault began. */
-export function summarize(clients: readonly ClientTrack[], recoveries: readonly Recovery[], phaseStarts: readonly { phase: Phase; at: number }[], traffic: Traffic, startedAt: number, endedAt: number): DemoSummary {
+export function summarize(
+  clients: readonly ClientTrack[],
+  recoveries: readonly Recovery[],
+  phaseStarts: readonly { phase: Phase; at: number }[],
+  traffic: Traffic,
+  startedAt: number,
+  endedAt: number,
+): DemoSummary {
   return {
     duration: endedAt - startedAt,
     recoveries,
@@ -52,9 +59,21 @@ export function summarize(clients: readonly ClientTrack[], recoveries: readonly 
 const secs = (ms: number | null): string => (ms === null ? 'not back' : `${(ms / 1000).toFixed(2)} s`);
 
 /** The summary as text, with each client's whole timeline. */
-export function formatSummary(summary: DemoSummary, clients: readonly ClientTrack[], startedAt: number, endedAt: number, differences: readonly string[], color: boolean): string {
+export function formatSummary(
+  summary: DemoSummary,
+  clients: readonly ClientTrack[],
+  startedAt: number,
+  endedAt: number,
+  differences: readonly string[],
+  color: boolean,
+): string {
   const columns = summary.recoveries.map((r) => `back after "${r.phase}"`);
-  const header = ['client'.padEnd(10), 'attempts'.padStart(8), 'backoff resets'.padStart(14), ...columns.map((c) => c.padStart(Math.max(c.length, 10)))];
+  const header = [
+    'client'.padEnd(10),
+    'attempts'.padStart(8),
+    'backoff resets'.padStart(14),
+    ...columns.map((c) => c.padStart(Math.max(c.length, 10))),
+  ];
   const rows = summary.clients.map((c) => [
     c.id.padEnd(10),
     String(c.attempts).padStart(8),

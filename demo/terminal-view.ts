@@ -31,8 +31,20 @@ const COLOR: Record<ConnectivityState, string> = {
   TRANSIENT_FAILURE: '\u001b[31m',
   SHUTDOWN: '\u001b[90m',
 };
-const GLYPH: Record<ConnectivityState, string> = { IDLE: '·', CONNECTING: '▒', READY: '█', TRANSIENT_FAILURE: '░', SHUTDOWN: ' ' };
-const LETTER: Record<ConnectivityState, string> = { IDLE: '.', CONNECTING: 'c', READY: '#', TRANSIENT_FAILURE: 'x', SHUTDOWN: ' ' };
+const GLYPH: Record<ConnectivityState, string> = {
+  IDLE: '·',
+  CONNECTING: '▒',
+  READY: '█',
+  TRANSIENT_FAILURE: '░',
+  SHUTDOWN: ' ',
+};
+const LETTER: Record<ConnectivityState, string> = {
+  IDLE: '.',
+  CONNECTING: 'c',
+  READY: '#',
+  TRANSIENT_FAILURE: 'x',
+  SHUTDOWN: ' ',
+};
 const RESET = '\u001b[0m';
 /** Which state a timeline cell shows when several occurred in it: failures stay visible. */
 const RANK: Record<ConnectivityState, number> = { SHUTDOWN: 0, IDLE: 1, READY: 2, CONNECTING: 3, TRANSIENT_FAILURE: 4 };
@@ -65,7 +77,12 @@ function bold(text: string, color: boolean): string {
  * One cell per `cell` ms from `start` to `end`: the highest-ranked state the client was in during
  * that cell (a failure shorter than a cell still shows).
  */
-export function timelineCells(entries: readonly TimelineEntry[], start: number, end: number, cell: number): ConnectivityState[] {
+export function timelineCells(
+  entries: readonly TimelineEntry[],
+  start: number,
+  end: number,
+  cell: number,
+): ConnectivityState[] {
   const cells: ConnectivityState[] = [];
   let i = 0;
   let current: ConnectivityState = 'IDLE';
@@ -114,7 +131,7 @@ function countdown(client: ClientTrack, now: number): string {
 export function fit(line: string, columns: number): string {
   let visible = 0;
   let out = '';
-  for (let i = 0; i < line.length; ) {
+  for (let i = 0; i < line.length;) {
     if (line[i] === '\u001b') {
       const end = line.slice(i).search(/[A-Za-z]/);
       const code = end < 0 ? line.slice(i) : line.slice(i, i + end + 1);
@@ -140,7 +157,9 @@ export function lineView(out: Output, startedAt: number, color = false): DemoVie
     },
     transition(client, entry) {
       if (entry === null) return;
-      out.write(`${clock(entry.at - startedAt)}  ${client.id.padEnd(width)}  ${paint(entry.state, entry.state.padEnd(17), color)}  ${entry.detail}\n`);
+      out.write(
+        `${clock(entry.at - startedAt)}  ${client.id.padEnd(width)}  ${paint(entry.state, entry.state.padEnd(17), color)}  ${entry.detail}\n`,
+      );
     },
     note(text) {
       out.write(`${text}\n`);
@@ -197,7 +216,9 @@ export function liveView(
     },
     transition(client, entry) {
       if (entry === null) return;
-      recent.push(`${clock(entry.at - startedAt)}  ${client.id.padEnd(10)} ${paint(entry.state, entry.state.padEnd(17), color)} ${entry.detail}`);
+      recent.push(
+        `${clock(entry.at - startedAt)}  ${client.id.padEnd(10)} ${paint(entry.state, entry.state.padEnd(17), color)} ${entry.detail}`,
+      );
       if (drawn > 0) draw();
     },
     note(text) {

@@ -25,7 +25,11 @@ type UnaryMethod<Req, Res> = (
 ) => grpc.ClientUnaryCall;
 
 /** One attempt: the call's deadline is the retry loop's, and the attempt's signal cancels it. */
-function attempt<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, { signal, deadline }: RetryAttemptContext): Promise<Res> {
+function attempt<Req, Res>(
+  method: UnaryMethod<Req, Res>,
+  request: Req,
+  { signal, deadline }: RetryAttemptContext,
+): Promise<Res> {
   return new Promise<Res>((resolve, reject) => {
     const call = method(request, Number.isFinite(deadline) ? { deadline } : {}, (error, response) => {
       signal.removeEventListener('abort', cancel);
@@ -40,7 +44,11 @@ function attempt<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, { signal
 }
 
 /** Calls `method` with retries: UNAVAILABLE is retried, server pushback is honoured, 5 s in all. */
-export function callWithRetry<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, signal: AbortSignal): Promise<Res> {
+export function callWithRetry<Req, Res>(
+  method: UnaryMethod<Req, Res>,
+  request: Req,
+  signal: AbortSignal,
+): Promise<Res> {
   return retry((context) => attempt(method, request, context), {
     ...policy,
     budget: throttle,

@@ -58,7 +58,7 @@ setTimeout(async () => {
 
 await manager.waitForStateChange('IDLE');
 // Wait for READY, the outage, and READY again.
-for (let ready = 0; ready < 2; ) {
+for (let ready = 0; ready < 2;) {
   await manager.waitForStateChange(manager.snapshot.state);
   if (manager.snapshot.state === 'READY') ready += 1;
 }

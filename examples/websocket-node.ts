@@ -8,7 +8,11 @@ import WebSocket from 'ws';
 import { ReconnectingWebSocket } from '../src/websocket/index.js';
 
 /** Opens a reconnecting socket to `url`; every message goes to `onMessage`. Call `close()` when done. */
-export function openFeed(url: string, onMessage: (text: string) => void, log: (line: string) => void = console.log): ReconnectingWebSocket {
+export function openFeed(
+  url: string,
+  onMessage: (text: string) => void,
+  log: (line: string) => void = console.log,
+): ReconnectingWebSocket {
   // Node 22+ has a global WebSocket; on Node 20 pass the class from `ws`.
   const socket = new ReconnectingWebSocket(url, [], { WebSocket });
   socket.state$.subscribe((s) => {

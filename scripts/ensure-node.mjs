@@ -21,7 +21,9 @@ if (process.versions.node.split('.')[0] === major) {
   process.exit(0);
 }
 if (process.platform !== 'linux' || process.arch !== 'x64') {
-  process.stderr.write(`ensure-node: only linux-x64 binaries are fetched, this is ${process.platform}-${process.arch}\n`);
+  process.stderr.write(
+    `ensure-node: only linux-x64 binaries are fetched, this is ${process.platform}-${process.arch}\n`,
+  );
   process.exit(1);
 }
 

@@ -24,7 +24,9 @@ if (runtime === undefined || (flag !== undefined && flag !== '--cached')) {
   process.exit(2);
 }
 if (process.platform !== 'linux' || process.arch !== 'x64') {
-  process.stderr.write(`ensure-runtime: only linux-x64 binaries are fetched, this is ${process.platform}-${process.arch}\n`);
+  process.stderr.write(
+    `ensure-runtime: only linux-x64 binaries are fetched, this is ${process.platform}-${process.arch}\n`,
+  );
   process.exit(1);
 }
 
@@ -40,7 +42,9 @@ if (cached.length > 0) {
 if (flag === '--cached') process.exit(1);
 
 // The platform package's version is the one the wrapper package pins for it.
-const version = JSON.parse(npm(['view', `${runtime.wrapper}@latest`, `optionalDependencies.${runtime.platform}`, '--json']));
+const version = JSON.parse(
+  npm(['view', `${runtime.wrapper}@latest`, `optionalDependencies.${runtime.platform}`, '--json']),
+);
 if (typeof version !== 'string') {
   process.stderr.write(`ensure-runtime: ${runtime.wrapper} names no ${runtime.platform}\n`);
   process.exit(1);

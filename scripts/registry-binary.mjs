@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** Runs npm and returns its trimmed output. */
-export const npm = (args) => execFileSync('npm', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+export const npm = (args) =>
+  execFileSync('npm', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
 
 /** Orders x.y.z versions. */
 export function compareVersions(a, b) {
@@ -22,7 +23,9 @@ export function compareVersions(a, b) {
 export function installBinaryPackage(name, version, cache, binary) {
   const work = mkdtempSync(join(tmpdir(), 'redialer-binary-'));
   try {
-    const tarball = npm(['pack', `${name}@${version}`, '--pack-destination', work, '--silent']).split('\n').at(-1);
+    const tarball = npm(['pack', `${name}@${version}`, '--pack-destination', work, '--silent'])
+      .split('\n')
+      .at(-1);
     execFileSync('tar', ['-xzf', join(work, tarball), '-C', work]);
     const target = join(cache, version);
     rmSync(target, { recursive: true, force: true });

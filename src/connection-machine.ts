@@ -14,7 +14,14 @@ import {
   earliestStart,
   spendStart,
 } from './backoff/attempt-spacing.js';
-import { type Backoff, type BackoffPolicy, MAX_DELAY_MS, type RandomSource, clampDelay, uniform } from './backoff/backoff.js';
+import {
+  type Backoff,
+  type BackoffPolicy,
+  MAX_DELAY_MS,
+  type RandomSource,
+  clampDelay,
+  uniform,
+} from './backoff/backoff.js';
 import type { ConnectionSnapshot, ShutdownReason } from './connection-snapshot.js';
 import { type ConnectivityState, isAllowedTransition } from './connectivity-state.js';
 import { ConnectTimeoutError } from './errors/connect-timeout-error.js';
@@ -133,7 +140,11 @@ function noop<C>(m: MachineState<C>, detail: string): Transition<C> {
   return { state: m, effects: [], detail: `ignored: ${detail}` };
 }
 
-function enter<C>(m: MachineState<C>, patch: Partial<Omit<MachineState<C>, 'snapshot'>>, snapshot: ConnectionSnapshot<C>): MachineState<C> {
+function enter<C>(
+  m: MachineState<C>,
+  patch: Partial<Omit<MachineState<C>, 'snapshot'>>,
+  snapshot: ConnectionSnapshot<C>,
+): MachineState<C> {
   const from = m.snapshot.state;
   if (from !== snapshot.state && !isAllowedTransition(from, snapshot.state)) {
     throw new Error(`redialer: internal error: transition ${from} -> ${snapshot.state} is not in the table`);
@@ -204,15 +215,25 @@ function stopEffects(m: MachineState<unknown>, reason: Error): Effect[] {
   return state === 'CONNECTING' || state === 'READY' ? [{ type: 'stop-attempt', attemptId: m.attemptId, reason }] : [];
 }
 
-function shutdownWith<C>(m: MachineState<C>, env: MachineEnv, reason: ShutdownReason, error: unknown, detail: string): Transition<C> {
+function shutdownWith<C>(
+  m: MachineState<C>,
+  env: MachineEnv,
+  reason: ShutdownReason,
+  error: unknown,
+  detail: string,
+): Transition<C> {
   const lastError = reason === 'shutdown' ? m.snapshot.lastError : error;
-  const state = enter(m, { timerAt: undefined }, {
-    state: 'SHUTDOWN',
-    since: env.now,
-    attempt: m.snapshot.attempt,
-    lastError,
-    reason,
-  });
+  const state = enter(
+    m,
+    { timerAt: undefined },
+    {
+      state: 'SHUTDOWN',
+      since: env.now,
+      attempt: m.snapshot.attempt,
+      lastError,
+      reason,
+    },
+  );
   return {
     state,
     effects: [...timerEffects(m), ...stopEffects(m, new ShutdownError()), { type: 'complete' }],
@@ -237,13 +258,17 @@ function startAttempt<C>(m: MachineState<C>, env: MachineEnv, detail: string): T
   const deadline = Math.max(env.now + delay, floor);
   const timeoutAt = Math.max(deadline, env.now + env.minConnectTimeout);
   const attemptId = m.attemptId + 1;
-  const state = enter(m, { backoff, attemptStartedAt: env.now, deadline, attemptId, timerAt: timeoutAt, credit }, {
-    state: 'CONNECTING',
-    since: env.now,
-    attempt,
-    lastError: m.snapshot.lastError,
-    timeoutAt,
-  });
+  const state = enter(
+    m,
+    { backoff, attemptStartedAt: env.now, deadline, attemptId, timerAt: timeoutAt, credit },
+    {
+      state: 'CONNECTING',
+      since: env.now,
+      attempt,
+      lastError: m.snapshot.lastError,
+      timeoutAt,
+    },
+  );
   return {
     state,
     effects: [
@@ -257,7 +282,13 @@ function startAttempt<C>(m: MachineState<C>, env: MachineEnv, detail: string): T
 }
 
 /** An attempt failed (or was cut): wait until its deadline, measured from its start. */
-function attemptFailed<C>(m: MachineState<C>, env: MachineEnv, error: unknown, extra: Effect[], detail: string): Transition<C> {
+function attemptFailed<C>(
+  m: MachineState<C>,
+  env: MachineEnv,
+  error: unknown,
+  extra: Effect[],
+  detail: string,
+): Transition<C> {
   const final = giveUp(m, env, error, extra);
   if (final !== undefined) return final;
   if (m.paused) return park(m, env, error, extra, `${detail}; attempts paused until resume()`);
@@ -266,13 +297,17 @@ function attemptFailed<C>(m: MachineState<C>, env: MachineEnv, error: unknown, e
   const nextAttemptAt = isConnectorBackoffError(error)
     ? Math.max(env.now + error.delay, nextStartFloor(m, env))
     : (exactHintAt(m, error, env) ?? Math.max(env.now, m.deadline, env.now + serverDelay(error)));
-  const state = enter(m, { timerAt: nextAttemptAt }, {
-    state: 'TRANSIENT_FAILURE',
-    since: env.now,
-    attempt: m.snapshot.attempt,
-    lastError: error,
-    nextAttemptAt,
-  });
+  const state = enter(
+    m,
+    { timerAt: nextAttemptAt },
+    {
+      state: 'TRANSIENT_FAILURE',
+      since: env.now,
+      attempt: m.snapshot.attempt,
+      lastError: error,
+      nextAttemptAt,
+    },
+  );
   return {
     state,
     effects: [...extra, { type: 'set-timer', at: nextAttemptAt }],
@@ -284,7 +319,13 @@ function attemptFailed<C>(m: MachineState<C>, env: MachineEnv, error: unknown, e
  * The end of trying: a permanent error, or (when `counted`) a failed attempt that used the last of
  * `maxRetries`. Undefined when the machine goes on.
  */
-function giveUp<C>(m: MachineState<C>, env: MachineEnv, error: unknown, extra: Effect[], counted = true): Transition<C> | undefined {
+function giveUp<C>(
+  m: MachineState<C>,
+  env: MachineEnv,
+  error: unknown,
+  extra: Effect[],
+  counted = true,
+): Transition<C> | undefined {
   let final: unknown;
   if (isPermanentError(error)) final = error;
   else if (counted && m.snapshot.attempt > (env.maxRetries ?? Infinity)) {
@@ -298,13 +339,17 @@ function giveUp<C>(m: MachineState<C>, env: MachineEnv, error: unknown, extra: E
 
 /** Attempts are paused: hold in IDLE (the snapshot says `paused`) until `resume()` starts the next one. */
 function park<C>(m: MachineState<C>, env: MachineEnv, error: unknown, extra: Effect[], detail: string): Transition<C> {
-  const state = enter(m, { timerAt: undefined }, {
-    state: 'IDLE',
-    since: env.now,
-    attempt: m.snapshot.attempt,
-    lastError: error,
-    paused: true,
-  });
+  const state = enter(
+    m,
+    { timerAt: undefined },
+    {
+      state: 'IDLE',
+      since: env.now,
+      attempt: m.snapshot.attempt,
+      lastError: error,
+      paused: true,
+    },
+  );
   return { state, effects: [...extra, ...timerEffects(m)], detail };
 }
 
@@ -312,7 +357,14 @@ function park<C>(m: MachineState<C>, env: MachineEnv, error: unknown, extra: Eff
  * A READY connection ended (lost, or closed by `idle()`). If it stayed up for minUptime, the backoff
  * resets; otherwise it counts as a failed attempt and the backoff keeps growing.
  */
-function connectionEnded<C>(m: MachineState<C>, env: MachineEnv, error: unknown, goIdle: boolean, extra: Effect[], detail: string): Transition<C> {
+function connectionEnded<C>(
+  m: MachineState<C>,
+  env: MachineEnv,
+  error: unknown,
+  goIdle: boolean,
+  extra: Effect[],
+  detail: string,
+): Transition<C> {
   const uptime = env.now - m.snapshot.since;
   // A connection the server ended gracefully (GOAWAY NO_ERROR…) is no failure of the server.
   const graceful = isGracefulEnd(error);
@@ -337,19 +389,34 @@ function connectionEnded<C>(m: MachineState<C>, env: MachineEnv, error: unknown,
   const reset = graceful && uptime < env.minUptime ? 'ended gracefully by the server: backoff reset' : 'backoff reset';
   const why = `${detail} after ${String(uptime)} ms (${stable ? reset : `under minUptime ${String(env.minUptime)} ms: counts as a failure`})`;
   if (!reconnects) {
-    const state = enter(m, { ...patch, timerAt: undefined }, { state: 'IDLE', since: env.now, attempt, lastError: error });
+    const state = enter(
+      m,
+      { ...patch, timerAt: undefined },
+      { state: 'IDLE', since: env.now, attempt, lastError: error },
+    );
     return { state, effects: extra, detail: why };
   }
-  if (m.paused) return park({ ...m, ...patch, snapshot: { ...m.snapshot, attempt } }, env, error, extra, `${why}; attempts paused until resume()`);
+  if (m.paused)
+    return park(
+      { ...m, ...patch, snapshot: { ...m.snapshot, attempt } },
+      env,
+      error,
+      extra,
+      `${why}; attempts paused until resume()`,
+    );
   const spread = exactAt === undefined ? (env.reconnectSpread ?? 0) : 0;
   if (spread > 0) nextAttemptAt = Math.max(nextAttemptAt, env.now + uniform(env.random, 0, spread));
-  const state = enter(m, { ...patch, timerAt: nextAttemptAt }, {
-    state: 'TRANSIENT_FAILURE',
-    since: env.now,
-    attempt,
-    lastError: error,
-    nextAttemptAt,
-  });
+  const state = enter(
+    m,
+    { ...patch, timerAt: nextAttemptAt },
+    {
+      state: 'TRANSIENT_FAILURE',
+      since: env.now,
+      attempt,
+      lastError: error,
+      nextAttemptAt,
+    },
+  );
   return {
     state,
     effects: [...extra, { type: 'set-timer', at: nextAttemptAt }],
@@ -376,7 +443,11 @@ const HANDLERS: HandlerTable = {
     pause: (m) => flag({ ...m, paused: true }, 'paused: no attempt until resume()'),
     idle: (m, _e, env) => {
       if (!isParked(m)) return noop(m, `idle in IDLE: ${NOT_APPLICABLE.idle}`);
-      const state = enter(m, {}, { state: 'IDLE', since: env.now, attempt: m.snapshot.attempt, lastError: m.snapshot.lastError });
+      const state = enter(
+        m,
+        {},
+        { state: 'IDLE', since: env.now, attempt: m.snapshot.attempt, lastError: m.snapshot.lastError },
+      );
       return { state, effects: [], detail: 'went idle; no longer waiting for resume()' };
     },
     resume: (m, _e, env) => {
@@ -387,13 +458,17 @@ const HANDLERS: HandlerTable = {
   },
   CONNECTING: {
     established: (m, e, env) => {
-      const state = enter(m, { timerAt: undefined }, {
-        state: 'READY',
-        since: env.now,
-        attempt: m.snapshot.attempt,
-        lastError: undefined,
-        connection: e.connection,
-      });
+      const state = enter(
+        m,
+        { timerAt: undefined },
+        {
+          state: 'READY',
+          since: env.now,
+          attempt: m.snapshot.attempt,
+          lastError: undefined,
+          connection: e.connection,
+        },
+      );
       return { state, effects: timerEffects(m), detail: `attempt ${String(m.snapshot.attempt)} established` };
     },
     ended: (m, e, env) => {
@@ -402,7 +477,13 @@ const HANDLERS: HandlerTable = {
     },
     timer: (m, _e, env) => {
       const error = new ConnectTimeoutError(m.snapshot.attempt, env.now - m.snapshot.since);
-      return attemptFailed({ ...m, timerAt: undefined }, env, error, [{ type: 'stop-attempt', attemptId: m.attemptId, reason: error }], error.message);
+      return attemptFailed(
+        { ...m, timerAt: undefined },
+        env,
+        error,
+        [{ type: 'stop-attempt', attemptId: m.attemptId, reason: error }],
+        error.message,
+      );
     },
     'reset-backoff': (m, _e, env) => {
       // The next attempt will use the first backoff, and if this one fails it follows at once (or as
@@ -414,12 +495,20 @@ const HANDLERS: HandlerTable = {
         return { state: { ...m, backoff: undefined, deadline }, effects: [], detail: 'backoff reset' };
       }
       const state = enter(m, { backoff: undefined, deadline, timerAt: timeoutAt }, { ...snapshot, timeoutAt });
-      return { state, effects: [{ type: 'set-timer', at: timeoutAt }], detail: `backoff reset; cut moved to +${String(timeoutAt - env.now)} ms` };
+      return {
+        state,
+        effects: [{ type: 'set-timer', at: timeoutAt }],
+        detail: `backoff reset; cut moved to +${String(timeoutAt - env.now)} ms`,
+      };
     },
     pause: (m) => flag({ ...m, paused: true }, 'paused: if this attempt fails, no new one until resume()'),
     resume: (m) => flag({ ...m, paused: false }, 'resumed'),
     idle: (m, _e, env) => {
-      const state = enter(m, { timerAt: undefined }, { state: 'IDLE', since: env.now, attempt: m.snapshot.attempt, lastError: m.snapshot.lastError });
+      const state = enter(
+        m,
+        { timerAt: undefined },
+        { state: 'IDLE', since: env.now, attempt: m.snapshot.attempt, lastError: m.snapshot.lastError },
+      );
       const effects = [...timerEffects(m), ...stopEffects(m, new ShutdownError('the connection manager went idle'))];
       return { state, effects, detail: 'went idle; attempt aborted' };
     },
@@ -433,18 +522,31 @@ const HANDLERS: HandlerTable = {
     pause: (m) => flag({ ...m, paused: true }, 'paused: if this connection is lost, no new attempt until resume()'),
     resume: (m) => flag({ ...m, paused: false }, 'resumed'),
     idle: (m, _e, env) =>
-      connectionEnded(m, env, new ConnectionClosedError('the connection was closed by idle()'), true, stopEffects(m, new ShutdownError('the connection manager went idle')), 'went idle'),
+      connectionEnded(
+        m,
+        env,
+        new ConnectionClosedError('the connection was closed by idle()'),
+        true,
+        stopEffects(m, new ShutdownError('the connection manager went idle')),
+        'went idle',
+      ),
   },
   TRANSIENT_FAILURE: {
     timer: (m, _e, env) => startAttempt(m, env, 'backoff elapsed'),
-    pause: (m, _e, env) => park({ ...m, paused: true }, env, m.snapshot.lastError, [], 'paused; the wait is on hold until resume()'),
+    pause: (m, _e, env) =>
+      park({ ...m, paused: true }, env, m.snapshot.lastError, [], 'paused; the wait is on hold until resume()'),
     'reset-backoff': (m, _e, env) => {
       const floor = nextStartFloor(m, env);
       if (floor <= env.now) return startAttempt({ ...m, backoff: undefined }, env, 'backoff reset');
       // Attempts have started back to back: "retry now" means as soon as the floor allows.
       const snapshot = m.snapshot as Extract<ConnectionSnapshot, { state: 'TRANSIENT_FAILURE' }>;
       // Never lengthens the wait: if it already ends no later than the floor, only the backoff resets.
-      if (floor >= snapshot.nextAttemptAt) return { state: { ...m, backoff: undefined }, effects: [], detail: 'backoff reset; the wait already ends at the floor on attempt starts' };
+      if (floor >= snapshot.nextAttemptAt)
+        return {
+          state: { ...m, backoff: undefined },
+          effects: [],
+          detail: 'backoff reset; the wait already ends at the floor on attempt starts',
+        };
       const state = enter(m, { backoff: undefined, timerAt: floor }, { ...snapshot, nextAttemptAt: floor });
       return {
         state,
@@ -484,8 +586,7 @@ export function transition<C>(m: MachineState<C>, event: MachineEvent<C>, env: M
   }
   // The table is keyed by event type, so each handler receives the event variant it declares.
   const handler = HANDLERS[state][event.type] as
-    | ((m: MachineState<C>, e: MachineEvent<C>, env: MachineEnv) => Transition<C>)
-    | undefined;
+    ((m: MachineState<C>, e: MachineEvent<C>, env: MachineEnv) => Transition<C>) | undefined;
   if (handler === undefined) return noop(m, `${event.type} in ${state}: ${NOT_APPLICABLE[event.type]}`);
   return handler(m, event, env);
 }

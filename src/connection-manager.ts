@@ -4,12 +4,15 @@
  * @module
  */
 import { type Observable, type Observer, ReplaySubject, type SchedulerAction, Subscription } from 'rxjs';
+import { type ConnectionManagerOptions, type ResolvedOptions, resolveOptionsShared } from './connection-options.js';
 import {
-  type ConnectionManagerOptions,
-  type ResolvedOptions,
-  resolveOptionsShared,
-} from './connection-options.js';
-import { type Effect, type MachineEnv, type MachineEvent, type MachineState, initialState, transition } from './connection-machine.js';
+  type Effect,
+  type MachineEnv,
+  type MachineEvent,
+  type MachineState,
+  initialState,
+  transition,
+} from './connection-machine.js';
 import type { ConnectionSnapshot } from './connection-snapshot.js';
 import type { ConnectivityState } from './connectivity-state.js';
 import type { AttemptContext } from './connector.js';
@@ -58,7 +61,13 @@ let runTimer: (this: SchedulerAction<ConnectionManager<unknown>>, manager?: Conn
  * Hands an attempt's outcome to its manager: `over` ends the attempt first (its signal aborts with
  * `reason`). Assigned once, in ConnectionManager's static block, which can reach its private fields.
  */
-let settleAttempt: <C>(manager: ConnectionManager<C>, run: AttemptRun<C>, event: MachineEvent<C>, over: boolean, reason?: unknown) => void;
+let settleAttempt: <C>(
+  manager: ConnectionManager<C>,
+  run: AttemptRun<C>,
+  event: MachineEvent<C>,
+  over: boolean,
+  reason?: unknown,
+) => void;
 
 /**
  * One attempt in flight: the context its connector receives, and the observer of the connector's
@@ -110,7 +119,13 @@ class AttemptRun<C> implements AttemptContext, Observer<C> {
   }
 
   complete(): void {
-    settleAttempt(this.manager, this, { type: 'ended', attemptId: this.id, error: undefined, clean: true }, true, new ConnectionClosedError());
+    settleAttempt(
+      this.manager,
+      this,
+      { type: 'ended', attemptId: this.id, error: undefined, clean: true },
+      true,
+      new ConnectionClosedError(),
+    );
   }
 }
 
@@ -271,12 +286,17 @@ export class ConnectionManager<C = unknown> {
         });
       };
       const subscription = this.#watch().subscribe((snapshot) => {
-        if (snapshot.state !== source) settle(() => { resolve(true); });
+        if (snapshot.state !== source)
+          settle(() => {
+            resolve(true);
+          });
       });
       // Never early, and a deadline past 2^31 - 1 ms away is waited in full.
       timer.add(
         scheduleTimerAt(scheduler, deadline, () => {
-          settle(() => { resolve(false); });
+          settle(() => {
+            resolve(false);
+          });
         }),
       );
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -369,7 +389,13 @@ export class ConnectionManager<C = unknown> {
       this.#subject?.complete();
     }
     if (options.trace !== undefined) {
-      const entry = { time: now, event: event.type, from: before.snapshot.state, to: result.state.snapshot.state, detail: result.detail };
+      const entry = {
+        time: now,
+        event: event.type,
+        from: before.snapshot.state,
+        to: result.state.snapshot.state,
+        detail: result.detail,
+      };
       runGuarded(() => {
         options.trace?.(entry);
       }, options.onUnhandledError);
@@ -401,7 +427,9 @@ export class ConnectionManager<C = unknown> {
 
   #startAttempt(id: number, attempt: number, timeoutAt: number): void {
     if (this.#attempt !== undefined) {
-      throw new Error(`redialer: internal error: attempt #${String(id)} started while #${String(this.#attempt.id)} is in flight`);
+      throw new Error(
+        `redialer: internal error: attempt #${String(id)} started while #${String(this.#attempt.id)} is in flight`,
+      );
     }
     const run = new AttemptRun<C>(this, id, attempt, timeoutAt);
     this.#attempt = run;

@@ -185,16 +185,26 @@ export function resolveOptions<C>(options: ConnectionManagerOptions<C>): Resolve
   const unref = optionalBoolean('unref', raw['unref'], false);
   const scheduler = optionalScheduler('scheduler', raw['scheduler'], unref ? unrefScheduler : asyncScheduler);
   if (unref && raw['scheduler'] !== undefined) {
-    throw new TypeError('redialer: option "unref" applies to the default scheduler; with "scheduler", pass an unref\'d one');
+    throw new TypeError(
+      'redialer: option "unref" applies to the default scheduler; with "scheduler", pass an unref\'d one',
+    );
   }
   return {
     connector,
     backoff,
-    minConnectTimeout: optionalNumber('minConnectTimeout', raw['minConnectTimeout'], CONNECTION_DEFAULTS.minConnectTimeout, {
+    minConnectTimeout: optionalNumber(
+      'minConnectTimeout',
+      raw['minConnectTimeout'],
+      CONNECTION_DEFAULTS.minConnectTimeout,
+      {
+        min: 0,
+        max: MAX_DELAY_MS,
+      },
+    ),
+    minUptime: optionalNumber('minUptime', raw['minUptime'], CONNECTION_DEFAULTS.minUptime, {
       min: 0,
       max: MAX_DELAY_MS,
     }),
-    minUptime: optionalNumber('minUptime', raw['minUptime'], CONNECTION_DEFAULTS.minUptime, { min: 0, max: MAX_DELAY_MS }),
     autoReconnect: optionalBoolean('autoReconnect', raw['autoReconnect'], CONNECTION_DEFAULTS.autoReconnect),
     maxRetries: optionalNumber('maxRetries', raw['maxRetries'], CONNECTION_DEFAULTS.maxRetries, {
       min: 0,

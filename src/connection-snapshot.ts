@@ -62,8 +62,4 @@ export interface ShutdownSnapshot extends SnapshotBase {
 
 /** A connection manager's state with its per-state data; discriminated on `state`. */
 export type ConnectionSnapshot<C = unknown> =
-  | IdleSnapshot
-  | ConnectingSnapshot
-  | ReadySnapshot<C>
-  | TransientFailureSnapshot
-  | ShutdownSnapshot;
+  IdleSnapshot | ConnectingSnapshot | ReadySnapshot<C> | TransientFailureSnapshot | ShutdownSnapshot;

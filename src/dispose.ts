@@ -21,5 +21,10 @@ const disposeSymbol: symbol = (Symbol as { readonly dispose?: symbol }).dispose 
 
 /** Installs `dispose` as the prototype's `[Symbol.dispose]` method (non-enumerable, like a class method). */
 export function defineDispose<T extends object>(prototype: T, dispose: (this: T) => void): void {
-  Object.defineProperty(prototype, disposeSymbol, { value: dispose, writable: true, configurable: true, enumerable: false });
+  Object.defineProperty(prototype, disposeSymbol, {
+    value: dispose,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
 }

@@ -26,7 +26,13 @@ export {
 } from './connection-status.js';
 export { CONNECTION_DEFAULTS, type ConnectionManagerOptions, type TraceEntry } from './connection-options.js';
 export { type Backoff, type BackoffPolicy, type RandomSource, MAX_DELAY_MS } from './backoff/backoff.js';
-export { grpcBackoff, GRPC_BACKOFF_DEFAULTS, GRPC_JITTER_MODES, type GrpcBackoffOptions, type GrpcJitterMode } from './backoff/grpc-backoff.js';
+export {
+  grpcBackoff,
+  GRPC_BACKOFF_DEFAULTS,
+  GRPC_JITTER_MODES,
+  type GrpcBackoffOptions,
+  type GrpcJitterMode,
+} from './backoff/grpc-backoff.js';
 export {
   exponentialBackoff,
   JITTER_KINDS,

@@ -73,7 +73,11 @@ export function optionalBoolean(name: string, value: unknown, fallback: boolean)
 
 /** Returns `value` if it is a function (or `fallback` when undefined), else throws a TypeError. */
 export function optionalFunction<F extends (...args: never[]) => unknown>(name: string, value: unknown, fallback: F): F;
-export function optionalFunction<F extends (...args: never[]) => unknown>(name: string, value: unknown, fallback?: F): F | undefined;
+export function optionalFunction<F extends (...args: never[]) => unknown>(
+  name: string,
+  value: unknown,
+  fallback?: F,
+): F | undefined;
 export function optionalFunction<F extends (...args: never[]) => unknown>(
   name: string,
   value: unknown,
@@ -118,7 +122,9 @@ export type Clock = Pick<SchedulerLike, 'now'>;
 export function optionalScheduler(name: string, value: unknown, fallback: SchedulerLike): SchedulerLike {
   if (value === undefined) return fallback;
   if (!hasMethods(value, ['now', 'schedule'])) {
-    throw new TypeError(`redialer: option "${name}" must be an RxJS SchedulerLike (with now() and schedule()), got ${describe(value)}`);
+    throw new TypeError(
+      `redialer: option "${name}" must be an RxJS SchedulerLike (with now() and schedule()), got ${describe(value)}`,
+    );
   }
   return value as SchedulerLike;
 }
@@ -127,7 +133,9 @@ export function optionalScheduler(name: string, value: unknown, fallback: Schedu
 export function optionalClock(name: string, value: unknown, fallback: Clock): Clock {
   if (value === undefined) return fallback;
   if (!hasMethods(value, ['now'])) {
-    throw new TypeError(`redialer: option "${name}" must be an RxJS SchedulerLike (with now()), got ${describe(value)}`);
+    throw new TypeError(
+      `redialer: option "${name}" must be an RxJS SchedulerLike (with now()), got ${describe(value)}`,
+    );
   }
   return value as Clock;
 }

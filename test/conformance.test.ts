@@ -3,7 +3,13 @@
  * on virtual time.
  */
 import { describe, expect, it } from 'vitest';
-import { ConnectionManager, isConnectTimeoutError, isRetryAfterError, isShutdownError, retryAfter } from '../src/index.js';
+import {
+  ConnectionManager,
+  isConnectTimeoutError,
+  isRetryAfterError,
+  isShutdownError,
+  retryAfter,
+} from '../src/index.js';
 import { createFakeConnector, createVirtualClock } from '../src/testing/index.js';
 import { harness, nominalWait } from './support/harness.js';
 import { seededRandom } from './support/seeded-random.js';
@@ -133,7 +139,9 @@ describe('3. no establishment signal, no READY and no reset', () => {
     for (let i = 0; i < 8; i += 1) {
       h.clock.advanceBy(300);
       h.fake.last?.close();
-      h.clock.advanceTo(h.manager.snapshot.state === 'TRANSIENT_FAILURE' ? h.manager.snapshot.nextAttemptAt : h.clock.now());
+      h.clock.advanceTo(
+        h.manager.snapshot.state === 'TRANSIENT_FAILURE' ? h.manager.snapshot.nextAttemptAt : h.clock.now(),
+      );
     }
     expect(h.states()).not.toContain('READY');
     expect(h.waits().slice(0, 7)).toEqual([1, 1.6, 2.56, 4.096, 6.5536, 10.48576, 16.777216]);
@@ -298,9 +306,26 @@ describe('6. many managers spread out', () => {
 describe('7. SHUTDOWN is terminal', () => {
   const scenarios = [
     ['IDLE', () => undefined],
-    ['CONNECTING', (h: ReturnType<typeof harness>) => { h.manager.connect(); }],
-    ['READY', (h: ReturnType<typeof harness>) => { h.manager.connect(); h.fake.last?.establish('conn'); }],
-    ['TRANSIENT_FAILURE', (h: ReturnType<typeof harness>) => { h.manager.connect(); h.fake.last?.fail(); }],
+    [
+      'CONNECTING',
+      (h: ReturnType<typeof harness>) => {
+        h.manager.connect();
+      },
+    ],
+    [
+      'READY',
+      (h: ReturnType<typeof harness>) => {
+        h.manager.connect();
+        h.fake.last?.establish('conn');
+      },
+    ],
+    [
+      'TRANSIENT_FAILURE',
+      (h: ReturnType<typeof harness>) => {
+        h.manager.connect();
+        h.fake.last?.fail();
+      },
+    ],
   ] as const;
 
   it.each(scenarios)('from %s: no attempt, no timer, no emission afterwards', (state, enter) => {

@@ -25,7 +25,8 @@ import { machineEnv } from './support/machine-env.js';
 const env = machineEnv;
 
 type M = MachineState<string>;
-const step = (m: M, e: MachineEvent<string>, now = 0, over: Partial<MachineEnv> = {}) => transition(m, e, env(now, over));
+const step = (m: M, e: MachineEvent<string>, now = 0, over: Partial<MachineEnv> = {}) =>
+  transition(m, e, env(now, over));
 
 /** A machine in each state, reached through real transitions. */
 function inState(state: ConnectivityState): M {
@@ -34,7 +35,8 @@ function inState(state: ConnectivityState): M {
   const connecting = step(idle, { type: 'connect' }).state;
   if (state === 'CONNECTING') return connecting;
   if (state === 'READY') return step(connecting, { type: 'established', attemptId: 1, connection: 'c' }, 10).state;
-  if (state === 'TRANSIENT_FAILURE') return step(connecting, { type: 'ended', attemptId: 1, error: new Error('x'), clean: false }, 10).state;
+  if (state === 'TRANSIENT_FAILURE')
+    return step(connecting, { type: 'ended', attemptId: 1, error: new Error('x'), clean: false }, 10).state;
   return step(idle, { type: 'shutdown' }).state;
 }
 
@@ -52,11 +54,61 @@ const EVENTS: Record<string, (m: M) => MachineEvent<string>> = {
 
 // Expected target per state and event; '-' marks a no-op (same state object, no effects).
 const EXPECTED: Record<ConnectivityState, Record<string, ConnectivityState | '-'>> = {
-  IDLE: { connect: 'CONNECTING', established: '-', ended: '-', timer: '-', 'reset-backoff': 'IDLE', idle: '-', pause: 'IDLE', resume: '-', shutdown: 'SHUTDOWN' },
-  CONNECTING: { connect: '-', established: 'READY', ended: 'TRANSIENT_FAILURE', timer: 'TRANSIENT_FAILURE', 'reset-backoff': 'CONNECTING', idle: 'IDLE', pause: 'CONNECTING', resume: '-', shutdown: 'SHUTDOWN' },
-  READY: { connect: '-', established: '-', ended: 'TRANSIENT_FAILURE', timer: '-', 'reset-backoff': 'READY', idle: 'IDLE', pause: 'READY', resume: '-', shutdown: 'SHUTDOWN' },
-  TRANSIENT_FAILURE: { connect: '-', established: '-', ended: '-', timer: 'CONNECTING', 'reset-backoff': 'CONNECTING', idle: '-', pause: 'IDLE', resume: '-', shutdown: 'SHUTDOWN' },
-  SHUTDOWN: { connect: '-', established: '-', ended: '-', timer: '-', 'reset-backoff': '-', idle: '-', pause: '-', resume: '-', shutdown: '-' },
+  IDLE: {
+    connect: 'CONNECTING',
+    established: '-',
+    ended: '-',
+    timer: '-',
+    'reset-backoff': 'IDLE',
+    idle: '-',
+    pause: 'IDLE',
+    resume: '-',
+    shutdown: 'SHUTDOWN',
+  },
+  CONNECTING: {
+    connect: '-',
+    established: 'READY',
+    ended: 'TRANSIENT_FAILURE',
+    timer: 'TRANSIENT_FAILURE',
+    'reset-backoff': 'CONNECTING',
+    idle: 'IDLE',
+    pause: 'CONNECTING',
+    resume: '-',
+    shutdown: 'SHUTDOWN',
+  },
+  READY: {
+    connect: '-',
+    established: '-',
+    ended: 'TRANSIENT_FAILURE',
+    timer: '-',
+    'reset-backoff': 'READY',
+    idle: 'IDLE',
+    pause: 'READY',
+    resume: '-',
+    shutdown: 'SHUTDOWN',
+  },
+  TRANSIENT_FAILURE: {
+    connect: '-',
+    established: '-',
+    ended: '-',
+    timer: 'CONNECTING',
+    'reset-backoff': 'CONNECTING',
+    idle: '-',
+    pause: 'IDLE',
+    resume: '-',
+    shutdown: 'SHUTDOWN',
+  },
+  SHUTDOWN: {
+    connect: '-',
+    established: '-',
+    ended: '-',
+    timer: '-',
+    'reset-backoff': '-',
+    idle: '-',
+    pause: '-',
+    resume: '-',
+    shutdown: '-',
+  },
 };
 
 describe('transition table', () => {
@@ -151,13 +203,24 @@ describe('terminal conditions', () => {
   });
 
   it('a backoff policy that throws shuts down with reason policy-error instead of looping', () => {
-    const broken = { first: () => { throw new Error('bad policy'); } };
+    const broken = {
+      first: () => {
+        throw new Error('bad policy');
+      },
+    };
     const { state } = step(initialState(0), { type: 'connect' }, 0, { backoff: broken });
     expect(state.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'policy-error' });
   });
 
   it('a NaN delay from a custom policy is a policy error, not a zero wait', () => {
-    const nan = { first: () => ({ delay: NaN, next() { return this; } }) };
+    const nan = {
+      first: () => ({
+        delay: NaN,
+        next() {
+          return this;
+        },
+      }),
+    };
     const { state } = step(initialState(0), { type: 'connect' }, 0, { backoff: nan });
     expect(state.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'policy-error' });
   });
@@ -171,9 +234,14 @@ describe('terminal conditions', () => {
 describe('autoReconnect: false', () => {
   it('a lost READY connection goes IDLE and waits for connect()', () => {
     const m = inState('READY');
-    const { state, effects } = step(m, { type: 'ended', attemptId: m.attemptId, error: new Error('lost'), clean: false }, 10_000, {
-      autoReconnect: false,
-    });
+    const { state, effects } = step(
+      m,
+      { type: 'ended', attemptId: m.attemptId, error: new Error('lost'), clean: false },
+      10_000,
+      {
+        autoReconnect: false,
+      },
+    );
     expect(state.snapshot).toMatchObject({ state: 'IDLE', attempt: 0 });
     expect(effects).toEqual([]);
   });
@@ -232,7 +300,17 @@ describe('pause and resume (e.g. offline)', () => {
 
 describe('maxRetries', () => {
   const fail = (m: M, now: number, over: Partial<MachineEnv>) =>
-    step(m, { type: 'ended', attemptId: m.attemptId, error: new Error(`refused ${String(m.snapshot.attempt)}`), clean: false }, now, over);
+    step(
+      m,
+      {
+        type: 'ended',
+        attemptId: m.attemptId,
+        error: new Error(`refused ${String(m.snapshot.attempt)}`),
+        clean: false,
+      },
+      now,
+      over,
+    );
 
   it('gives up when the attempt that used the last retry fails, with the failure as cause', () => {
     const limit = { maxRetries: 2 };
@@ -241,7 +319,8 @@ describe('maxRetries', () => {
     for (let now = 10; m.snapshot.state !== 'SHUTDOWN'; now += 10_000) {
       m = fail(m, now, limit).state;
       seen.push(`${m.snapshot.state} ${String(m.snapshot.attempt)}`);
-      if (m.snapshot.state === 'TRANSIENT_FAILURE') m = step(m, { type: 'timer', at: m.timerAt ?? 0 }, m.timerAt ?? 0, limit).state;
+      if (m.snapshot.state === 'TRANSIENT_FAILURE')
+        m = step(m, { type: 'timer', at: m.timerAt ?? 0 }, m.timerAt ?? 0, limit).state;
     }
     expect(seen).toEqual(['TRANSIENT_FAILURE 1', 'TRANSIENT_FAILURE 2', 'SHUTDOWN 3']);
     expect(m.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
@@ -253,18 +332,25 @@ describe('maxRetries', () => {
 
   it('maxRetries 0: the first failure is the last', () => {
     const m = step(initialState<string>(0), { type: 'connect' }, 0, { maxRetries: 0 }).state;
-    expect(fail(m, 10, { maxRetries: 0 }).state.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
+    expect(fail(m, 10, { maxRetries: 0 }).state.snapshot).toMatchObject({
+      state: 'SHUTDOWN',
+      reason: 'permanent-failure',
+    });
   });
 
   it('a connection lost before minUptime counts; one lost after it starts a new cycle', () => {
     const ready = inState('READY'); // attempt 1, READY since 10
     expect(fail(ready, 100, { maxRetries: 0 }).state.snapshot.state).toBe('SHUTDOWN');
-    expect(fail(ready, 10_000, { maxRetries: 0 }).state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 0 });
+    expect(fail(ready, 10_000, { maxRetries: 0 }).state.snapshot).toMatchObject({
+      state: 'TRANSIENT_FAILURE',
+      attempt: 0,
+    });
   });
 });
 
 describe('a connection the server ended gracefully', () => {
-  const end = (m: M, now: number, error: unknown) => step(m, { type: 'ended', attemptId: m.attemptId, error, clean: false }, now);
+  const end = (m: M, now: number, error: unknown) =>
+    step(m, { type: 'ended', attemptId: m.attemptId, error, clean: false }, now);
 
   it('resets the backoff even before minUptime, where any other loss counts as a failure', () => {
     const ready = inState('READY'); // attempt 1, READY since 10; minUptime 5000
@@ -280,7 +366,9 @@ describe('a connection the server ended gracefully', () => {
     const ready = inState('READY');
     const drained = end(ready, 100, markGracefulEnd(new Error('GOAWAY NO_ERROR')));
     const snapshot = drained.state.snapshot;
-    expect(snapshot.state === 'TRANSIENT_FAILURE' && snapshot.nextAttemptAt).toBeGreaterThanOrEqual(ready.attemptStartedAt + 1000);
+    expect(snapshot.state === 'TRANSIENT_FAILURE' && snapshot.nextAttemptAt).toBeGreaterThanOrEqual(
+      ready.attemptStartedAt + 1000,
+    );
     expect(isGracefulEnd(markGracefulEnd(new Error('x')))).toBe(true);
     expect(isGracefulEnd(new Error('x'))).toBe(false);
   });

@@ -120,7 +120,9 @@ describe('waitForStateChange', () => {
 
   it('rejects at once for an already aborted signal', async () => {
     const h = harness();
-    await expect(h.manager.waitForStateChange('IDLE', { signal: AbortSignal.abort(new Error('early')) })).rejects.toThrow('early');
+    await expect(
+      h.manager.waitForStateChange('IDLE', { signal: AbortSignal.abort(new Error('early')) }),
+    ).rejects.toThrow('early');
   });
 
   it('resolves false at once when waiting on SHUTDOWN in SHUTDOWN (it can never change)', async () => {
@@ -152,12 +154,17 @@ describe('connector contract', () => {
     });
     manager.connect();
     expect(manager.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
-    expect(String((manager.snapshot.lastError as Error).cause)).toMatch(/must return an Observable \(RxJS, or an object with Symbol.observable\), got /);
+    expect(String((manager.snapshot.lastError as Error).cause)).toMatch(
+      /must return an Observable \(RxJS, or an object with Symbol.observable\), got /,
+    );
   });
 
   it.each<[string, () => unknown]>([
     ['a Promise', () => Promise.resolve('c')],
-    ['an object with lift and subscribe (not an Observable)', () => ({ lift: () => undefined, subscribe: () => undefined })],
+    [
+      'an object with lift and subscribe (not an Observable)',
+      () => ({ lift: () => undefined, subscribe: () => undefined }),
+    ],
     ['undefined', () => undefined],
     ['an interop object whose Symbol.observable returns no subscribe', () => ({ [symbolObservableKey]: () => ({}) })],
   ])('a connector that returns %s stops the manager at the first attempt, every time', (_what, connector) => {
@@ -191,23 +198,52 @@ describe('connector contract', () => {
   });
 
   it.each<[string, () => unknown]>([
-    ['ReferenceError', () => { throw new ReferenceError('WebSocket is not defined'); }],
-    ['SyntaxError from the Observable while subscribing', () => new Observable(() => { throw new SyntaxError('bad URL'); })],
-    ['TypeError', () => { throw new TypeError('Invalid URL'); }],
-    ['RangeError', () => { throw new RangeError('port should be >= 0 and < 65536'); }],
-  ])('a %s while the attempt starts is a programming error: the manager stops instead of retrying', (_what, connector) => {
-    const clock = createVirtualClock();
-    const manager = new ConnectionManager({ connector: connector as never, scheduler: clock.scheduler });
-    manager.connect();
-    expect(manager.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure', attempt: 1 });
-    expect((manager.snapshot.lastError as Error).message).toMatch(/threw \w+Error while starting an attempt/);
-    expect(clock.pendingTimers()).toBe(0);
-  });
+    [
+      'ReferenceError',
+      () => {
+        throw new ReferenceError('WebSocket is not defined');
+      },
+    ],
+    [
+      'SyntaxError from the Observable while subscribing',
+      () =>
+        new Observable(() => {
+          throw new SyntaxError('bad URL');
+        }),
+    ],
+    [
+      'TypeError',
+      () => {
+        throw new TypeError('Invalid URL');
+      },
+    ],
+    [
+      'RangeError',
+      () => {
+        throw new RangeError('port should be >= 0 and < 65536');
+      },
+    ],
+  ])(
+    'a %s while the attempt starts is a programming error: the manager stops instead of retrying',
+    (_what, connector) => {
+      const clock = createVirtualClock();
+      const manager = new ConnectionManager({ connector: connector as never, scheduler: clock.scheduler });
+      manager.connect();
+      expect(manager.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure', attempt: 1 });
+      expect((manager.snapshot.lastError as Error).message).toMatch(/threw \w+Error while starting an attempt/);
+      expect(clock.pendingTimers()).toBe(0);
+    },
+  );
 
   it('the same kinds of error arriving after the start (fetch rejecting with a TypeError) stay transient', () => {
     const clock = createVirtualClock();
     const manager = new ConnectionManager({
-      connector: () => timer(10, clock.scheduler).pipe(map(() => { throw new TypeError('fetch failed'); })),
+      connector: () =>
+        timer(10, clock.scheduler).pipe(
+          map(() => {
+            throw new TypeError('fetch failed');
+          }),
+        ),
       scheduler: clock.scheduler,
     });
     manager.connect();
@@ -380,7 +416,11 @@ describe('timers that fire early', () => {
     // A scheduler whose longer timers fire 1 ms early by its own clock, as host timers sometimes do.
     // Like RxJS's schedulers, it calls the work with the action as `this` and the state it was given.
     let now = 0;
-    interface Entry { fireAt: number; work: () => void; cancelled: boolean }
+    interface Entry {
+      fireAt: number;
+      work: () => void;
+      cancelled: boolean;
+    }
     const due: Entry[] = [];
     const fireAt = (delay: number) => now + delay - (delay >= 2 ? 1 : 0);
     const early = {
@@ -394,7 +434,13 @@ describe('timers that fire early', () => {
           {
             schedule(nextState?: unknown, nextDelay = 0) {
               entry.cancelled = true;
-              entry = { fireAt: fireAt(nextDelay), work: () => { work.call(action, nextState); }, cancelled: false };
+              entry = {
+                fireAt: fireAt(nextDelay),
+                work: () => {
+                  work.call(action, nextState);
+                },
+                cancelled: false,
+              };
               due.push(entry);
               return action;
             },
@@ -414,7 +460,12 @@ describe('timers that fire early', () => {
       now = until;
     };
     const fake = createFakeConnector();
-    const manager = new ConnectionManager({ connector: fake.connector, scheduler: early, minConnectTimeout: 300, backoff: grpcBackoff({ initialBackoff: 100 }) });
+    const manager = new ConnectionManager({
+      connector: fake.connector,
+      scheduler: early,
+      minConnectTimeout: 300,
+      backoff: grpcBackoff({ initialBackoff: 100 }),
+    });
     manager.connect();
     runDue(299);
     expect(manager.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 1 });

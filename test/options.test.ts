@@ -1,14 +1,24 @@
 /** Every bad option gets a TypeError or RangeError that names the option and the value. */
 import { of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { ConnectionManager, type ConnectionManagerOptions, constantBackoff, exponentialBackoff, grpcBackoff } from '../src/index.js';
+import {
+  ConnectionManager,
+  type ConnectionManagerOptions,
+  constantBackoff,
+  exponentialBackoff,
+  grpcBackoff,
+} from '../src/index.js';
 import { createFakeConnector, createVirtualClock } from '../src/testing/index.js';
 
 const connector = () => of('c');
 
 describe('ConnectionManager options', () => {
   it.each([
-    [{ minConnectTimeout: NaN }, RangeError, /"minConnectTimeout" must be a finite number >= 0 and <= 2147483647, got NaN/],
+    [
+      { minConnectTimeout: NaN },
+      RangeError,
+      /"minConnectTimeout" must be a finite number >= 0 and <= 2147483647, got NaN/,
+    ],
     [{ minConnectTimeout: -1 }, RangeError, /"minConnectTimeout".*got -1/],
     [{ minConnectTimeout: '20s' }, TypeError, /"minConnectTimeout".*got "20s"/],
     [{ minConnectTimeout: 2 ** 31 }, RangeError, /"minConnectTimeout"/],
@@ -29,7 +39,9 @@ describe('ConnectionManager options', () => {
 
   it('requires a connector function', () => {
     expect(() => new ConnectionManager({} as never)).toThrow(/option "connector" is required/);
-    expect(() => new ConnectionManager({ connector: 'ws://x' } as never)).toThrow(/"connector" must be a function, got "ws:\/\/x"/);
+    expect(() => new ConnectionManager({ connector: 'ws://x' } as never)).toThrow(
+      /"connector" must be a function, got "ws:\/\/x"/,
+    );
   });
 
   it('rejects a non-object', () => {
@@ -37,9 +49,14 @@ describe('ConnectionManager options', () => {
   });
 
   it('rejects unref together with a custom scheduler', () => {
-    expect(() => new ConnectionManager({ connector, unref: true, scheduler: { now: () => 0, schedule: () => undefined } as never })).toThrow(
-      /"unref" applies to the default scheduler/,
-    );
+    expect(
+      () =>
+        new ConnectionManager({
+          connector,
+          unref: true,
+          scheduler: { now: () => 0, schedule: () => undefined } as never,
+        }),
+    ).toThrow(/"unref" applies to the default scheduler/);
   });
 
   it('accepts 0 wherever 0 is meaningful (no truthiness defaults)', () => {
@@ -49,17 +66,62 @@ describe('ConnectionManager options', () => {
 
 describe('policy options', () => {
   it.each([
-    [`grpcBackoff({ multiplier: 0.5 })`, () => grpcBackoff({ multiplier: 0.5 }), RangeError, /"multiplier" must be a finite number >= 1, got 0.5/],
-    [`grpcBackoff({ jitter: 1.5 })`, () => grpcBackoff({ jitter: 1.5 }), RangeError, /"jitter" must be a finite number >= 0 and <= 1, got 1.5/],
+    [
+      `grpcBackoff({ multiplier: 0.5 })`,
+      () => grpcBackoff({ multiplier: 0.5 }),
+      RangeError,
+      /"multiplier" must be a finite number >= 1, got 0.5/,
+    ],
+    [
+      `grpcBackoff({ jitter: 1.5 })`,
+      () => grpcBackoff({ jitter: 1.5 }),
+      RangeError,
+      /"jitter" must be a finite number >= 0 and <= 1, got 1.5/,
+    ],
     [`grpcBackoff({ jitter: -0.1 })`, () => grpcBackoff({ jitter: -0.1 }), RangeError, /"jitter".*got -0.1/],
-    [`grpcBackoff({ initialBackoff: -5 })`, () => grpcBackoff({ initialBackoff: -5 }), RangeError, /"initialBackoff".*got -5/],
-    [`grpcBackoff({ initialBackoff: 5000, maxBackoff: 1000 })`, () => grpcBackoff({ initialBackoff: 5000, maxBackoff: 1000 }), RangeError, /"maxBackoff" must be a number >= 5000, got 1000/],
+    [
+      `grpcBackoff({ initialBackoff: -5 })`,
+      () => grpcBackoff({ initialBackoff: -5 }),
+      RangeError,
+      /"initialBackoff".*got -5/,
+    ],
+    [
+      `grpcBackoff({ initialBackoff: 5000, maxBackoff: 1000 })`,
+      () => grpcBackoff({ initialBackoff: 5000, maxBackoff: 1000 }),
+      RangeError,
+      /"maxBackoff" must be a number >= 5000, got 1000/,
+    ],
     [`grpcBackoff({ maxBackoff: NaN })`, () => grpcBackoff({ maxBackoff: NaN }), RangeError, /"maxBackoff".*got NaN/],
-    [`grpcBackoff({ multiplier: Infinity })`, () => grpcBackoff({ multiplier: Infinity }), RangeError, /"multiplier".*got Infinity/],
-    [`grpcBackoff({ initialBackoff: '1s' as never })`, () => grpcBackoff({ initialBackoff: '1s' as never }), TypeError, /"initialBackoff".*got "1s"/],
-    [`exponentialBackoff({ jitter: 'random' as never })`, () => exponentialBackoff({ jitter: 'random' as never }), RangeError, /"jitter" must be one of "none", "full", "equal", "decorrelated", got "random"/],
-    [`exponentialBackoff({ jitter: 1 as never })`, () => exponentialBackoff({ jitter: 1 as never }), TypeError, /"jitter" must be one of/],
-    [`exponentialBackoff({ initialDelay: 10, maxDelay: 5 })`, () => exponentialBackoff({ initialDelay: 10, maxDelay: 5 }), RangeError, /"maxDelay" must be a number >= 10, got 5/],
+    [
+      `grpcBackoff({ multiplier: Infinity })`,
+      () => grpcBackoff({ multiplier: Infinity }),
+      RangeError,
+      /"multiplier".*got Infinity/,
+    ],
+    [
+      `grpcBackoff({ initialBackoff: '1s' as never })`,
+      () => grpcBackoff({ initialBackoff: '1s' as never }),
+      TypeError,
+      /"initialBackoff".*got "1s"/,
+    ],
+    [
+      `exponentialBackoff({ jitter: 'random' as never })`,
+      () => exponentialBackoff({ jitter: 'random' as never }),
+      RangeError,
+      /"jitter" must be one of "none", "full", "equal", "decorrelated", got "random"/,
+    ],
+    [
+      `exponentialBackoff({ jitter: 1 as never })`,
+      () => exponentialBackoff({ jitter: 1 as never }),
+      TypeError,
+      /"jitter" must be one of/,
+    ],
+    [
+      `exponentialBackoff({ initialDelay: 10, maxDelay: 5 })`,
+      () => exponentialBackoff({ initialDelay: 10, maxDelay: 5 }),
+      RangeError,
+      /"maxDelay" must be a number >= 10, got 5/,
+    ],
     [`constantBackoff(-1)`, () => constantBackoff(-1), RangeError, /"delay".*got -1/],
     [`constantBackoff(NaN)`, () => constantBackoff(NaN), RangeError, /"delay".*got NaN/],
   ] as const)('%s', (_label, make, type, message) => {
@@ -82,7 +144,9 @@ describe('one options object for a fleet', () => {
     options.minConnectTimeout = 25_000;
     const third = new ConnectionManager(options);
     for (const m of [first, second, third]) m.connect();
-    expect([first, second, third].map((m) => m.snapshot.state === 'CONNECTING' && m.snapshot.timeoutAt)).toEqual([30_000, 30_000, 25_000]);
+    expect([first, second, third].map((m) => m.snapshot.state === 'CONNECTING' && m.snapshot.timeoutAt)).toEqual([
+      30_000, 30_000, 25_000,
+    ]);
     options.minConnectTimeout = -1;
     expect(() => new ConnectionManager(options)).toThrow(/"minConnectTimeout".*got -1/);
     for (const m of [first, second, third]) m.shutdown();

@@ -29,7 +29,11 @@ describe('reconnectSpread in the transition function', () => {
     ['a flap gets the spread when later than the deadline', 500, 10_000, 0.5, undefined, 5500],
   ] as const)('%s', (_label, at, spread, r, hint, expected) => {
     const error = hint === undefined ? new Error('lost') : retryAfter(new Error('1012'), hint);
-    const result = transition(ready(), { type: 'ended', attemptId: 1, error, clean: false }, env(at, { reconnectSpread: spread, random: () => r }));
+    const result = transition(
+      ready(),
+      { type: 'ended', attemptId: 1, error, clean: false },
+      env(at, { reconnectSpread: spread, random: () => r }),
+    );
     expect(result.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: expected });
     expect(result.effects).toEqual([{ type: 'set-timer', at: expected }]);
   });
@@ -40,20 +44,32 @@ describe('reconnectSpread in the transition function', () => {
       draws += 1;
       return 0.5;
     };
-    transition(ready(), { type: 'ended', attemptId: 1, error: new Error('lost'), clean: false }, env(60_000, { random }));
+    transition(
+      ready(),
+      { type: 'ended', attemptId: 1, error: new Error('lost'), clean: false },
+      env(60_000, { random }),
+    );
     expect(draws).toBe(0);
-    const idle = transition(ready(), { type: 'ended', attemptId: 1, error: new Error('lost'), clean: false }, env(60_000, {
-      random,
-      autoReconnect: false,
-      reconnectSpread: 10_000,
-    }));
+    const idle = transition(
+      ready(),
+      { type: 'ended', attemptId: 1, error: new Error('lost'), clean: false },
+      env(60_000, {
+        random,
+        autoReconnect: false,
+        reconnectSpread: 10_000,
+      }),
+    );
     expect(idle.state.snapshot.state).toBe('IDLE');
     expect(draws).toBe(0);
   });
 
   it('does not touch attempts that fail before READY', () => {
     const connecting = transition(initialState<string>(0), { type: 'connect' }, env(0)).state;
-    const failed = transition(connecting, { type: 'ended', attemptId: 1, error: new Error('refused'), clean: false }, env(10, { reconnectSpread: 10_000, random: () => 1 }));
+    const failed = transition(
+      connecting,
+      { type: 'ended', attemptId: 1, error: new Error('refused'), clean: false },
+      env(10, { reconnectSpread: 10_000, random: () => 1 }),
+    );
     expect(failed.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 1000 });
   });
 });
@@ -68,7 +84,12 @@ describe('reconnectSpread in a manager', () => {
       if (up) a.establish('c');
       else a.fail(new Error('refused'));
     });
-    const manager = new ConnectionManager({ connector: fake.connector, scheduler: clock.scheduler, random: () => 0.25, reconnectSpread: 8000 });
+    const manager = new ConnectionManager({
+      connector: fake.connector,
+      scheduler: clock.scheduler,
+      random: () => 0.25,
+      reconnectSpread: 8000,
+    });
     manager.connect();
     clock.advanceTo(60_000);
     up = false;
@@ -82,7 +103,11 @@ describe('reconnectSpread in a manager', () => {
 
   it('rejects a bad spread by name', () => {
     const fake = createFakeConnector(() => undefined);
-    expect(() => new ConnectionManager({ connector: fake.connector, reconnectSpread: -1 })).toThrow(/option "reconnectSpread" must be/);
-    expect(() => new ConnectionManager({ connector: fake.connector, reconnectSpread: Number.NaN })).toThrow(/reconnectSpread/);
+    expect(() => new ConnectionManager({ connector: fake.connector, reconnectSpread: -1 })).toThrow(
+      /option "reconnectSpread" must be/,
+    );
+    expect(() => new ConnectionManager({ connector: fake.connector, reconnectSpread: Number.NaN })).toThrow(
+      /reconnectSpread/,
+    );
   });
 });

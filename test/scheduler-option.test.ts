@@ -11,17 +11,30 @@ const NEEDS_NOW = /option "scheduler" must be an RxJS SchedulerLike \(with now\(
 
 describe('the scheduler option', () => {
   it.each<[string, (scheduler: unknown) => unknown, RegExp]>([
-    ['ConnectionManager', (scheduler) => new ConnectionManager({ connector: () => NEVER, scheduler: scheduler as never }), NEEDS_SCHEDULE],
+    [
+      'ConnectionManager',
+      (scheduler) => new ConnectionManager({ connector: () => NEVER, scheduler: scheduler as never }),
+      NEEDS_SCHEDULE,
+    ],
     ['connectionStatus', (scheduler) => connectionStatus(of(), { scheduler: scheduler as never }), NEEDS_SCHEDULE],
     ['happyEyeballs', (scheduler) => happyEyeballs([() => NEVER], { scheduler: scheduler as never }), NEEDS_SCHEDULE],
-    ['http2Connector', (scheduler) => http2Connector('http://127.0.0.1:1', { scheduler: scheduler as never }), NEEDS_SCHEDULE],
+    [
+      'http2Connector',
+      (scheduler) => http2Connector('http://127.0.0.1:1', { scheduler: scheduler as never }),
+      NEEDS_SCHEDULE,
+    ],
     [
       'ReconnectingWebSocket',
-      (scheduler) => new ReconnectingWebSocket('ws://127.0.0.1:1', [], { scheduler: scheduler as never, startClosed: true }),
+      (scheduler) =>
+        new ReconnectingWebSocket('ws://127.0.0.1:1', [], { scheduler: scheduler as never, startClosed: true }),
       NEEDS_SCHEDULE,
     ],
     ['ratioBudget (reads the time only)', (scheduler) => ratioBudget({ scheduler: scheduler as never }), NEEDS_NOW],
-    ['RetryMetrics (reads the time only)', (scheduler) => new RetryMetrics({ scheduler: scheduler as never }), NEEDS_NOW],
+    [
+      'RetryMetrics (reads the time only)',
+      (scheduler) => new RetryMetrics({ scheduler: scheduler as never }),
+      NEEDS_NOW,
+    ],
   ])('%s rejects a value without the methods it needs, naming the option and the value', (_name, make, message) => {
     expect(() => make({})).toThrow(TypeError);
     expect(() => make({})).toThrow(message);

@@ -14,7 +14,11 @@ function connectingAfter(failures: number, over: Partial<MachineEnv> = {}): { m:
   let m = transition(initialState<string>(0), { type: 'connect' }, env(0, over)).state;
   let at = 0;
   for (let i = 0; i < failures; i += 1) {
-    m = transition(m, { type: 'ended', attemptId: m.attemptId, error: new Error('refused'), clean: false }, env(at, over)).state;
+    m = transition(
+      m,
+      { type: 'ended', attemptId: m.attemptId, error: new Error('refused'), clean: false },
+      env(at, over),
+    ).state;
     at = m.timerAt ?? at;
     m = transition(m, { type: 'timer', at }, env(at, over)).state;
   }
@@ -33,15 +37,23 @@ describe('serverHints on a failed attempt', () => {
     ['exact', 10_000_000, 144_000], // never past its cap (120 s + 20 % jitter)
   ] as const)('%s with a hint of %s ms waits %s ms', (mode, hint, wait) => {
     const { m, at } = connectingAfter(6, { serverHints: mode });
-    const t = transition(m, { type: 'ended', attemptId: m.attemptId, error: retryAfter(new Error('503'), hint), clean: false }, env(at, { serverHints: mode }));
+    const t = transition(
+      m,
+      { type: 'ended', attemptId: m.attemptId, error: retryAfter(new Error('503'), hint), clean: false },
+      env(at, { serverHints: mode }),
+    );
     expect(t.state.snapshot.state).toBe('TRANSIENT_FAILURE');
-    expect(((t.state.snapshot as { nextAttemptAt: number }).nextAttemptAt - at)).toBeCloseTo(wait, 3);
+    expect((t.state.snapshot as { nextAttemptAt: number }).nextAttemptAt - at).toBeCloseTo(wait, 3);
     expect(t.detail).toMatch(mode === 'exact' ? /honoured within the policy's bounds/ : /asked for at least/);
   });
 
   it('ignores errors without a hint, and uses each policy’s own bounds', () => {
     const { m, at } = connectingAfter(2, { serverHints: 'exact' });
-    const plain = transition(m, { type: 'ended', attemptId: m.attemptId, error: new Error('refused'), clean: false }, env(at, { serverHints: 'exact' }));
+    const plain = transition(
+      m,
+      { type: 'ended', attemptId: m.attemptId, error: new Error('refused'), clean: false },
+      env(at, { serverHints: 'exact' }),
+    );
     expect((plain.state.snapshot as { nextAttemptAt: number }).nextAttemptAt).toBe(m.deadline);
     expect(constantBackoff(750).bounds).toEqual({ min: 750, max: 750 });
     expect(exponentialBackoff({ initialDelay: 200, maxDelay: 5000 }).bounds).toEqual({ min: 200, max: 5000 });
@@ -63,13 +75,23 @@ describe('serverHints on a lost connection (drain: 1012 with a hint)', () => {
     ['exact', 60_000, 37_000],
   ] as const)('%s with reconnectSpread %s waits %s ms after a hint of 37 s', (mode, spread, wait) => {
     const over = { serverHints: mode, reconnectSpread: spread, random: () => 1 };
-    const t = transition(ready(over), { type: 'ended', attemptId: 1, error: retryAfter(new Error('1012'), 37_000), clean: false }, env(100_000, over));
+    const t = transition(
+      ready(over),
+      { type: 'ended', attemptId: 1, error: retryAfter(new Error('1012'), 37_000), clean: false },
+      env(100_000, over),
+    );
     expect(t.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 100_000 + wait });
   });
 
   it('rejects an unknown mode by name', () => {
-    expect(() => new ConnectionManager({ connector: () => { throw new Error('unused'); }, serverHints: 'always' as never })).toThrow(
-      /option "serverHints" must be one of/,
-    );
+    expect(
+      () =>
+        new ConnectionManager({
+          connector: () => {
+            throw new Error('unused');
+          },
+          serverHints: 'always' as never,
+        }),
+    ).toThrow(/option "serverHints" must be one of/);
   });
 });

@@ -6,7 +6,12 @@
 import { map, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import { type ConnectionSnapshot, ConnectionManager, type ConnectionManagerOptions, grpcBackoff } from '../src/index.js';
+import {
+  type ConnectionSnapshot,
+  ConnectionManager,
+  type ConnectionManagerOptions,
+  grpcBackoff,
+} from '../src/index.js';
 
 const LETTER = { IDLE: 'i', CONNECTING: 'c', READY: 'r', TRANSIENT_FAILURE: 't', SHUTDOWN: 's' } as const;
 const letters = (state$: Observable<ConnectionSnapshot>) => state$.pipe(map((s) => LETTER[s.state]));
@@ -22,7 +27,11 @@ function scheduler() {
  * A manager on the test scheduler that shuts itself down at `stopAt` virtual ms: a manager never stops
  * retrying by itself, and TestScheduler.run flushes until no timer is left.
  */
-function manager(ts: TestScheduler, options: Omit<ConnectionManagerOptions<string>, 'scheduler' | 'random'>, stopAt = 60_000) {
+function manager(
+  ts: TestScheduler,
+  options: Omit<ConnectionManagerOptions<string>, 'scheduler' | 'random'>,
+  stopAt = 60_000,
+) {
   const m = new ConnectionManager<string>({ random: () => 0.5, scheduler: ts, ...options });
   ts.schedule(() => {
     m.shutdown();
@@ -61,7 +70,11 @@ describe('state$ marbles', () => {
   it('a cut attempt (black hole) is followed at once by the next one', () => {
     const ts = scheduler();
     ts.run(({ cold, expectObservable }) => {
-      const m = manager(ts, { connector: () => cold('-'), minConnectTimeout: 300, backoff: grpcBackoff({ initialBackoff: 100 }) });
+      const m = manager(ts, {
+        connector: () => cold('-'),
+        minConnectTimeout: 300,
+        backoff: grpcBackoff({ initialBackoff: 100 }),
+      });
       m.connect();
       expectObservable(letters(m.state$), '^ 1s !').toBe('c 299ms (tc) 296ms (tc) 296ms (tc)', values);
     });
@@ -98,8 +111,12 @@ describe('state$ marbles', () => {
     ts.run(({ cold, expectObservable }) => {
       const m = manager(ts, { connector: () => cold('5ms #') });
       m.connect();
-      ts.schedule(() => { m.pause(); }, 500);
-      ts.schedule(() => { m.resume(); }, 2000);
+      ts.schedule(() => {
+        m.pause();
+      }, 500);
+      ts.schedule(() => {
+        m.resume();
+      }, 2000);
       // Failed at 5 ms, paused at 500 ms (no attempt at 1 s), resumed at 2 s: a fresh first wait of 1 s.
       expectObservable(letters(m.state$), '^ 3100ms !').toBe('c 4ms t 494ms i 1499ms c 4ms t 994ms c 4ms t', values);
     });

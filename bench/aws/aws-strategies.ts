@@ -17,8 +17,20 @@ const CAP = 2000;
 
 export const AWS_STRATEGIES: readonly AwsStrategy[] = [
   { name: 'no backoff', policy: constantBackoff(0) },
-  { name: 'exponential', policy: exponentialBackoff({ initialDelay: 2 * BASE, multiplier: 2, maxDelay: CAP, jitter: 'none' }) },
-  { name: 'full jitter', policy: exponentialBackoff({ initialDelay: 2 * BASE, multiplier: 2, maxDelay: CAP, jitter: 'full' }) },
-  { name: 'equal jitter', policy: exponentialBackoff({ initialDelay: 2 * BASE, multiplier: 2, maxDelay: CAP, jitter: 'equal' }) },
-  { name: 'decorrelated jitter', policy: exponentialBackoff({ initialDelay: BASE, maxDelay: CAP, jitter: 'decorrelated' }) },
+  {
+    name: 'exponential',
+    policy: exponentialBackoff({ initialDelay: 2 * BASE, multiplier: 2, maxDelay: CAP, jitter: 'none' }),
+  },
+  {
+    name: 'full jitter',
+    policy: exponentialBackoff({ initialDelay: 2 * BASE, multiplier: 2, maxDelay: CAP, jitter: 'full' }),
+  },
+  {
+    name: 'equal jitter',
+    policy: exponentialBackoff({ initialDelay: 2 * BASE, multiplier: 2, maxDelay: CAP, jitter: 'equal' }),
+  },
+  {
+    name: 'decorrelated jitter',
+    policy: exponentialBackoff({ initialDelay: BASE, maxDelay: CAP, jitter: 'decorrelated' }),
+  },
 ];

@@ -68,12 +68,22 @@ export function runAwsStudy(options: AwsStudyOptions): AwsStudyResult {
         calls += result.calls;
         completion += result.completion;
       }
-      points.push({ strategy: strategy.name, clients, calls: calls / options.runs, completion: completion / options.runs });
+      points.push({
+        strategy: strategy.name,
+        clients,
+        calls: calls / options.runs,
+        completion: completion / options.runs,
+      });
       options.onProgress?.(++done, total);
     }
   }
   const { clients, runs, seed, seriesClients } = options;
-  return { options: { clients, runs, seed, seriesClients }, points, series, claims: judgeClaims(points, series, options.seriesClients) };
+  return {
+    options: { clients, runs, seed, seriesClients },
+    points,
+    series,
+    claims: judgeClaims(points, series, options.seriesClients),
+  };
 }
 
 function at(points: readonly AwsPoint[], strategy: string, clients: number): AwsPoint {
@@ -85,10 +95,17 @@ function at(points: readonly AwsPoint[], strategy: string, clients: number): Aws
 function slope(points: readonly AwsPoint[], strategy: string, key: 'calls' | 'completion'): number {
   const largest = Math.max(...points.map((p) => p.clients));
   const mine = points.filter((p) => p.strategy === strategy && p.clients >= largest / 3);
-  return logLogSlope(mine.map((p) => p.clients), mine.map((p) => p[key]));
+  return logLogSlope(
+    mine.map((p) => p.clients),
+    mine.map((p) => p[key]),
+  );
 }
 
-function judgeClaims(points: readonly AwsPoint[], series: Readonly<Record<string, readonly number[]>>, n: number): AwsClaim[] {
+function judgeClaims(
+  points: readonly AwsPoint[],
+  series: Readonly<Record<string, readonly number[]>>,
+  n: number,
+): AwsClaim[] {
   const f = (x: number): string => x.toFixed(2);
   const callsAt = (s: string): number => at(points, s, n).calls;
   const timeAt = (s: string): number => at(points, s, n).completion;
@@ -130,7 +147,8 @@ function judgeClaims(points: readonly AwsPoint[], series: Readonly<Record<string
       holds: jitterSlopes.every(([, k]) => k > 1.7),
     },
     {
-      claim: 'Equal jitter does slightly more work than full jitter and takes longer; full jitter does less work than decorrelated but takes slightly longer.',
+      claim:
+        'Equal jitter does slightly more work than full jitter and takes longer; full jitter does less work than decorrelated but takes slightly longer.',
       measured: `at N=${String(n)}: calls full ${callsAt('full jitter').toFixed(0)}, equal ${callsAt('equal jitter').toFixed(0)}, decorrelated ${callsAt('decorrelated jitter').toFixed(0)}; time full ${timeAt('full jitter').toFixed(0)} ms, equal ${timeAt('equal jitter').toFixed(0)} ms, decorrelated ${timeAt('decorrelated jitter').toFixed(0)} ms`,
       holds:
         callsAt('equal jitter') > callsAt('full jitter') &&
@@ -161,8 +179,21 @@ export function awsSvgs(result: AwsStudyResult): { calls: string; time: string; 
     return { name, points: counts.map((c, i) => [i * bucket, c] as const) };
   });
   return {
-    calls: lineChartSvg(line('calls'), { title: `Calls per N (mean of ${String(result.options.runs)} runs)`, xLabel: 'clients (N)', yLabel: 'calls (writes reaching the server)' }),
-    time: lineChartSvg(line('completion'), { title: `Completion time per N (mean of ${String(result.options.runs)} runs)`, xLabel: 'clients (N)', yLabel: 'ms until the last client is done' }),
-    series: smallMultiplesSvg(seriesLines, { title: `Writes per 10 ms over time, N = ${String(n)}, one run`, xLabel: 'ms since start (each panel its own scale)', yLabel: 'writes per 10 ms', sharedX: false }),
+    calls: lineChartSvg(line('calls'), {
+      title: `Calls per N (mean of ${String(result.options.runs)} runs)`,
+      xLabel: 'clients (N)',
+      yLabel: 'calls (writes reaching the server)',
+    }),
+    time: lineChartSvg(line('completion'), {
+      title: `Completion time per N (mean of ${String(result.options.runs)} runs)`,
+      xLabel: 'clients (N)',
+      yLabel: 'ms until the last client is done',
+    }),
+    series: smallMultiplesSvg(seriesLines, {
+      title: `Writes per 10 ms over time, N = ${String(n)}, one run`,
+      xLabel: 'ms since start (each panel its own scale)',
+      yLabel: 'writes per 10 ms',
+      sharedX: false,
+    }),
   };
 }

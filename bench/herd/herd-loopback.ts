@@ -15,7 +15,9 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { admission, drain } from '../../src/server/index.js';
 import { ReconnectingWebSocket } from '../../src/websocket/index.js';
 
-const { values } = parseArgs({ options: { clients: { type: 'string' }, capacity: { type: 'string' }, downtime: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { clients: { type: 'string' }, capacity: { type: 'string' }, downtime: { type: 'string' } },
+});
 const CLIENTS = Number(values.clients ?? 2000);
 const CAPACITY = Number(values.capacity ?? 400);
 const DOWNTIME = Number(values.downtime ?? 3000);
@@ -76,7 +78,13 @@ async function run(mode: Mode): Promise<HerdFigure> {
   const url = `ws://127.0.0.1:${String(port)}`;
   const sockets = Array.from(
     { length: CLIENTS },
-    () => new ReconnectingWebSocket(url, undefined, { WebSocket, serverHints: 'exact', pauseWhileOffline: false, retryOnVisible: false }),
+    () =>
+      new ReconnectingWebSocket(url, undefined, {
+        WebSocket,
+        serverHints: 'exact',
+        pauseWhileOffline: false,
+        retryOnVisible: false,
+      }),
   );
   for (const s of sockets) s.addEventListener('error', () => undefined);
   while (g.connections.length < CLIENTS) await sleep(50);
@@ -119,5 +127,8 @@ for (const mode of ['plain restart', 'crash, then admission()', 'drain(), then a
   );
 }
 mkdirSync(join(process.cwd(), 'bench/results'), { recursive: true });
-writeFileSync(join(process.cwd(), 'bench/results/herd.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, figures }, null, 1)}\n`);
+writeFileSync(
+  join(process.cwd(), 'bench/results/herd.json'),
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, figures }, null, 1)}\n`,
+);
 process.exit(0);

@@ -46,7 +46,9 @@ class ServerProcess {
   readonly #child: ChildProcess;
 
   constructor() {
-    this.#child = fork(fileURLToPath(new URL('./server-process.js', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.#child = fork(fileURLToPath(new URL('./server-process.js', import.meta.url)), [], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
   }
 
   #ask(message: unknown): Promise<Reply> {
@@ -87,7 +89,14 @@ interface Fleet {
   close(): void;
 }
 
-async function measure(subject: string, server: ServerProcess, port: number, connections: number, downtime: number, fleet: Fleet): Promise<LoopbackRun> {
+async function measure(
+  subject: string,
+  server: ServerProcess,
+  port: number,
+  connections: number,
+  downtime: number,
+  fleet: Fleet,
+): Promise<LoopbackRun> {
   await until(() => fleet.readyCount() === connections, 120_000, `${subject}: first connections`);
   // Stay up past redialer's minUptime (5 s), so that the loss resets the backoff as a long-lived connection's would.
   await sleep(6000);
@@ -113,7 +122,12 @@ async function measure(subject: string, server: ServerProcess, port: number, con
   const used = process.cpuUsage(cpu);
   loop.disable();
   fleet.close();
-  return { allReadyAfter, halfReadyAfter: half, cpuMs: (used.user + used.system) / 1000, loopDelayP99: loop.percentile(99) / 1e6 };
+  return {
+    allReadyAfter,
+    halfReadyAfter: half,
+    cpuMs: (used.user + used.system) / 1000,
+    loopDelayP99: loop.percentile(99) / 1e6,
+  };
 }
 
 /** Counts READY connections from redialer snapshots. */
@@ -167,7 +181,10 @@ function grpcFleet(target: string, connections: number): Fleet {
   let ready = 0;
   let closed = false;
   // A separate subchannel pool per channel, so that each channel owns one connection.
-  const channels = Array.from({ length: connections }, () => new Channel(target, credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 }));
+  const channels = Array.from(
+    { length: connections },
+    () => new Channel(target, credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 }),
+  );
   for (const channel of channels) {
     let isReady = false;
     const watch = (): void => {
@@ -222,7 +239,8 @@ export async function runLoopback({ sizes, downtime, runs, say }: LoopbackOption
           await sleep(500);
         }
       }
-      for (const [name] of subjects) figures.push({ subject: name, connections, downtime, runs: results.get(name) ?? [] });
+      for (const [name] of subjects)
+        figures.push({ subject: name, connections, downtime, runs: results.get(name) ?? [] });
     }
     return figures;
   } finally {

@@ -82,13 +82,19 @@ function nodesById(s: Snapshot): Map<number, NodeRecord> {
     const edgeCount = s.nodes[i + edgeCountAt]!;
     // Strings and numbers are named by their value: group them by type alone. Plain objects are named by
     // their property names, which says which of redialer's records they are.
-    let name = type === 'string' || type === 'number' || type === 'concatenated string' || type === 'sliced string' ? '' : rawName;
+    let name =
+      type === 'string' || type === 'number' || type === 'concatenated string' || type === 'sliced string'
+        ? ''
+        : rawName;
     if (type === 'object' && rawName === 'Object') {
       const keys: string[] = [];
       for (let e = edge; e < edge + edgeCount * edgeWidth; e += edgeWidth) {
         if (edgeTypes[s.edges[e + edgeTypeAt]!] === 'property') keys.push(s.strings[s.edges[e + edgeNameAt]!] ?? '');
       }
-      name = `Object {${keys.filter((k) => !k.startsWith('<')).slice(0, 6).join(', ')}}`;
+      name = `Object {${keys
+        .filter((k) => !k.startsWith('<'))
+        .slice(0, 6)
+        .join(', ')}}`;
     }
     edge += edgeCount * edgeWidth;
     out.set(s.nodes[i + idAt]!, { kind: name === '' ? `(${type})` : `${name} (${type})`, size: s.nodes[i + sizeAt]! });
@@ -139,11 +145,12 @@ function create(state: ManagerState): ConnectionManager {
     }
     case 'ready': {
       const m = new ConnectionManager<unknown>({
-        connector: () => new Observable<unknown>((subscriber) => {
-          subscriber.next({});
-          // A real connector's teardown closes its socket.
-          return () => undefined;
-        }),
+        connector: () =>
+          new Observable<unknown>((subscriber) => {
+            subscriber.next({});
+            // A real connector's teardown closes its socket.
+            return () => undefined;
+          }),
         unref: true,
       });
       m.connect();
@@ -184,17 +191,24 @@ export async function heapBreakdown(state: ManagerState, count: number): Promise
 
 /** The breakdown as an aligned text table. */
 export function formatBreakdown(b: HeapBreakdown): string {
-  const lines = [`${b.count.toLocaleString('en-US')} managers in ${b.state}: ${b.bytesPerManager.toFixed(0)} bytes each (self sizes of new objects)`];
+  const lines = [
+    `${b.count.toLocaleString('en-US')} managers in ${b.state}: ${b.bytesPerManager.toFixed(0)} bytes each (self sizes of new objects)`,
+  ];
   lines.push(`${'objects each'.padStart(12)}  ${'bytes each'.padStart(10)}  kind`);
-  for (const g of b.groups) lines.push(`${g.perManager.toFixed(2).padStart(12)}  ${g.bytesPerManager.toFixed(1).padStart(10)}  ${g.kind}`);
+  for (const g of b.groups)
+    lines.push(`${g.perManager.toFixed(2).padStart(12)}  ${g.bytesPerManager.toFixed(1).padStart(10)}  ${g.kind}`);
   return lines.join('\n');
 }
 
 if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
-  const { values } = parseArgs({ options: { state: { type: 'string', default: 'backoff' }, count: { type: 'string', default: '10000' } } });
+  const { values } = parseArgs({
+    options: { state: { type: 'string', default: 'backoff' }, count: { type: 'string', default: '10000' } },
+  });
   const state = values.state as ManagerState;
   if (!(STATES as readonly string[]).includes(state)) {
-    process.stderr.write(`bench:heap: --state must be one of ${STATES.join(', ')}, got ${JSON.stringify(values.state)}\n`);
+    process.stderr.write(
+      `bench:heap: --state must be one of ${STATES.join(', ')}, got ${JSON.stringify(values.state)}\n`,
+    );
     process.exit(2);
   }
   const count = Number(values.count);

@@ -41,7 +41,11 @@ export interface OverheadResult {
    * Transitions per second of the pure machine, and of one manager on a virtual clock through fail/retry
    * cycles and through connect/READY/lost cycles (no peer runs on a virtual clock).
    */
-  readonly transitions: { readonly pureFunction: number; readonly managerFailRetry: number; readonly managerReadyLost: number };
+  readonly transitions: {
+    readonly pureFunction: number;
+    readonly managerFailRetry: number;
+    readonly managerReadyLost: number;
+  };
   /** Microseconds to create and connect one manager of a fleet (one options object, fake connector, virtual clock). */
   readonly fleetCreateConnectMicros: number;
 }
@@ -55,7 +59,13 @@ function gc(): void {
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-async function heapOf<T>(subject: string, count: number, create: () => T, settle: () => Promise<void>, dispose: (items: T[]) => void): Promise<HeapFigure> {
+async function heapOf<T>(
+  subject: string,
+  count: number,
+  create: () => T,
+  settle: () => Promise<void>,
+  dispose: (items: T[]) => void,
+): Promise<HeapFigure> {
   gc();
   const before = process.memoryUsage().heapUsed;
   const items: T[] = [];
@@ -74,7 +84,12 @@ async function heapOf<T>(subject: string, count: number, create: () => T, settle
 const refused = new Error('connection refused');
 const failing = (): Observable<never> => throwError(() => refused);
 
-async function cyclesOf(subject: string, instances: number, seconds: number, start: () => { attempts: () => number; stop: () => void }): Promise<CycleFigure> {
+async function cyclesOf(
+  subject: string,
+  instances: number,
+  seconds: number,
+  start: () => { attempts: () => number; stop: () => void },
+): Promise<CycleFigure> {
   const run = start();
   const from = run.attempts();
   const t0 = performance.now();
@@ -86,12 +101,22 @@ async function cyclesOf(subject: string, instances: number, seconds: number, sta
   return { subject, instances, seconds: elapsed, cyclesPerSecond: done / elapsed };
 }
 
-export async function runOverhead({ count, cycleSeconds }: { count: number; cycleSeconds: number }): Promise<OverheadResult> {
+export async function runOverhead({
+  count,
+  cycleSeconds,
+}: {
+  count: number;
+  cycleSeconds: number;
+}): Promise<OverheadResult> {
   const heap: HeapFigure[] = [];
   // A manager per row's options: its own options object (and policy) each, or one options object for
   // the whole fleet, which shares one resolved copy. Backoff: fails at once, so TRANSIENT_FAILURE with
   // its one timer armed for an hour. READY: established, with a teardown as a real connector has.
-  const backoffOptions = (): ConnectionManagerOptions<unknown> => ({ connector: failing, backoff: grpcBackoff({ initialBackoff: HOUR }), unref: true });
+  const backoffOptions = (): ConnectionManagerOptions<unknown> => ({
+    connector: failing,
+    backoff: grpcBackoff({ initialBackoff: HOUR }),
+    unref: true,
+  });
   const readyConnector = (): Observable<unknown> =>
     new Observable<unknown>((subscriber) => {
       subscriber.next('connection');
@@ -174,7 +199,12 @@ export async function runOverhead({ count, cycleSeconds }: { count: number; cycl
         return throwError(() => refused);
       };
       // The floor on attempt starts is turned off: this measures the cost of an attempt, not the pace.
-      const options = { connector: counting, backoff: constantBackoff(0), minUptime: 0, attemptSpacing: { interval: 0 } };
+      const options = {
+        connector: counting,
+        backoff: constantBackoff(0),
+        minUptime: 0,
+        attemptSpacing: { interval: 0 },
+      };
       const ms = Array.from({ length: instances }, () => new ConnectionManager(options));
       for (const m of ms) m.connect();
       return {
@@ -190,7 +220,13 @@ export async function runOverhead({ count, cycleSeconds }: { count: number; cycl
       const from = FailingWebSocket.attempts;
       const rs = Array.from(
         { length: instances },
-        () => new ReconnectingWebSocket('ws://127.0.0.1:9/', [], { WebSocket: FailingWebSocket, minReconnectionDelay: 0, maxReconnectionDelay: 0, connectionTimeout: HOUR }),
+        () =>
+          new ReconnectingWebSocket('ws://127.0.0.1:9/', [], {
+            WebSocket: FailingWebSocket,
+            minReconnectionDelay: 0,
+            maxReconnectionDelay: 0,
+            connectionTimeout: HOUR,
+          }),
       );
       return {
         attempts: () => FailingWebSocket.attempts - from,
@@ -230,13 +266,24 @@ export async function runOverhead({ count, cycleSeconds }: { count: number; cycl
   return {
     heap,
     cycles,
-    transitions: { pureFunction: pureTransitions(), managerFailRetry: virtualTransitions('fail'), managerReadyLost: virtualTransitions('ready') },
+    transitions: {
+      pureFunction: pureTransitions(),
+      managerFailRetry: virtualTransitions('fail'),
+      managerReadyLost: virtualTransitions('ready'),
+    },
     fleetCreateConnectMicros: fleetCreateMicros(count),
   };
 }
 
 function pureTransitions(): number {
-  const env: MachineEnv = { now: 0, random: () => 0.5, backoff: constantBackoff(1), minConnectTimeout: 20_000, minUptime: 0, autoReconnect: true };
+  const env: MachineEnv = {
+    now: 0,
+    random: () => 0.5,
+    backoff: constantBackoff(1),
+    minConnectTimeout: 20_000,
+    minUptime: 0,
+    autoReconnect: true,
+  };
   let m: MachineState<unknown> = initialState(0);
   let count = 0;
   const start = performance.now();
@@ -245,7 +292,11 @@ function pureTransitions(): number {
   while (performance.now() - start < 1000) {
     for (let i = 0; i < 10_000; i++) {
       now += 1;
-      const failed = transition(m, { type: 'ended', attemptId: m.attemptId, error: refused, clean: false }, { ...env, now });
+      const failed = transition(
+        m,
+        { type: 'ended', attemptId: m.attemptId, error: refused, clean: false },
+        { ...env, now },
+      );
       const again = transition(failed.state, { type: 'timer', at: failed.state.timerAt ?? now }, { ...env, now });
       m = again.state;
       count += 2;
@@ -266,7 +317,12 @@ function virtualTransitions(cycle: 'fail' | 'ready'): number {
             subscriber.next('connection');
             subscriber.error(refused);
           });
-  const m = new ConnectionManager<unknown>({ connector, backoff: constantBackoff(1), scheduler: clock.scheduler, minUptime: 0 });
+  const m = new ConnectionManager<unknown>({
+    connector,
+    backoff: constantBackoff(1),
+    scheduler: clock.scheduler,
+    minUptime: 0,
+  });
   m.state$.subscribe(() => {
     count += 1;
   });
@@ -285,7 +341,10 @@ function virtualTransitions(cycle: 'fail' | 'ready'): number {
 /** Microseconds to create and connect one of `count` managers on one virtual clock (fake connector that never answers). */
 function fleetCreateMicros(count: number): number {
   const clock = createVirtualClock(0, { maxTimerFirings: Infinity });
-  const options: ConnectionManagerOptions<unknown> = { connector: (): Observable<unknown> => NEVER, scheduler: clock.scheduler };
+  const options: ConnectionManagerOptions<unknown> = {
+    connector: (): Observable<unknown> => NEVER,
+    scheduler: clock.scheduler,
+  };
   const managers: ConnectionManager[] = [];
   const start = performance.now();
   for (let i = 0; i < count; i++) {

@@ -2,7 +2,11 @@
 import { STORM_POLICIES } from '../../src/simulator/policies/policy-catalog.js';
 import type { StormPolicy } from '../../src/simulator/storm-policy.js';
 import { grpcJsReal } from './grpc-js-real.js';
-import { partysocketReal, reconnectingWebSocketProcessReal, reconnectingWebSocketReal } from './reconnecting-websocket-real.js';
+import {
+  partysocketReal,
+  reconnectingWebSocketProcessReal,
+  reconnectingWebSocketReal,
+} from './reconnecting-websocket-real.js';
 import { signalrReal } from './signalr-real.js';
 import { socketIoReal } from './socket-io-real.js';
 

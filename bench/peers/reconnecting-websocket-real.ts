@@ -57,7 +57,11 @@ function fromInstance(instance: unknown): ClientReconnect {
 
 const instance = (minReconnectionDelay: number): ClientReconnect =>
   fromInstance(
-    new ReconnectingWebSocket('ws://storm.invalid', [], { WebSocket: StubWebSocket, startClosed: true, minReconnectionDelay }),
+    new ReconnectingWebSocket('ws://storm.invalid', [], {
+      WebSocket: StubWebSocket,
+      startClosed: true,
+      minReconnectionDelay,
+    }),
   );
 
 /**
@@ -86,5 +90,6 @@ export const reconnectingWebSocketProcessReal: StormPolicy = {
 export const partysocketReal: StormPolicy = {
   name: partysocketPolicy.name,
   description: `${partysocketPolicy.description} (real _getNextDelay)`,
-  forClient: () => fromInstance(new PartySocket('ws://storm.invalid', [], { WebSocket: StubWebSocket, startClosed: true })),
+  forClient: () =>
+    fromInstance(new PartySocket('ws://storm.invalid', [], { WebSocket: StubWebSocket, startClosed: true })),
 };

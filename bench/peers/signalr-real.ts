@@ -4,11 +4,20 @@ import type { StormPolicy } from '../../src/simulator/storm-policy.js';
 import { SIGNALR_RULES, signalrPolicy } from '../../src/simulator/policies/signalr-policy.js';
 import { stepBackoff } from './step-backoff.js';
 
-const policy = (new HubConnectionBuilder().withUrl('http://storm.invalid').withAutomaticReconnect() as unknown as { reconnectPolicy: IRetryPolicy })
-  .reconnectPolicy;
+const policy = (
+  new HubConnectionBuilder().withUrl('http://storm.invalid').withAutomaticReconnect() as unknown as {
+    reconnectPolicy: IRetryPolicy;
+  }
+).reconnectPolicy;
 
 function delay(previousRetryCount: number): number {
-  return policy.nextRetryDelayInMilliseconds({ previousRetryCount, elapsedMilliseconds: 0, retryReason: new Error('storm') }) ?? Infinity;
+  return (
+    policy.nextRetryDelayInMilliseconds({
+      previousRetryCount,
+      elapsedMilliseconds: 0,
+      retryReason: new Error('storm'),
+    }) ?? Infinity
+  );
 }
 
 /** The real default policy, asked with the retry count the HubConnection passes; `null` (give up) becomes a wait that never ends. */

@@ -5,10 +5,19 @@
 import type { RandomSource } from '../../src/backoff/backoff.js';
 
 /** The delays passed to `setTimeout` while `fn` ran. */
-export function withFakeGlobals<T>(random: RandomSource, fn: () => T): { readonly value: T; readonly timers: number[] } {
+export function withFakeGlobals<T>(
+  random: RandomSource,
+  fn: () => T,
+): { readonly value: T; readonly timers: number[] } {
   const timers: number[] = [];
   const saved = { random: Math.random, setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout };
-  const handle = { ref: () => handle, unref: () => handle, hasRef: () => false, refresh: () => handle, [Symbol.toPrimitive]: () => 0 };
+  const handle = {
+    ref: () => handle,
+    unref: () => handle,
+    hasRef: () => false,
+    refresh: () => handle,
+    [Symbol.toPrimitive]: () => 0,
+  };
   Math.random = random;
   globalThis.setTimeout = ((_: unknown, delay?: number) => {
     timers.push(delay ?? 0);

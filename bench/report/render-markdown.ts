@@ -39,19 +39,28 @@ function awsSection(aws: AwsStudyResult, dir: string): string {
     '',
     'Mean calls (writes that reached the server):',
     '',
-    table(['N', ...names], ns.map((n) => [String(n), ...names.map((s) => cell(s, n, 'calls'))])),
+    table(
+      ['N', ...names],
+      ns.map((n) => [String(n), ...names.map((s) => cell(s, n, 'calls'))]),
+    ),
     '',
     'Mean completion time (ms):',
     '',
-    table(['N', ...names], ns.map((n) => [String(n), ...names.map((s) => cell(s, n, 'completion'))])),
+    table(
+      ['N', ...names],
+      ns.map((n) => [String(n), ...names.map((s) => cell(s, n, 'completion'))]),
+    ),
     '',
     `![calls per N](${dir}/aws-calls.svg)`,
     `![completion time per N](${dir}/aws-time.svg)`,
     `![writes over time at N = ${String(aws.options.seriesClients)}](${dir}/aws-writes.svg)`,
     '',
-    'The post\'s claims against these numbers:',
+    "The post's claims against these numbers:",
     '',
-    table(['claim', 'measured', 'holds?'], aws.claims.map((c) => [c.claim, c.measured, c.holds ? 'yes' : '**no**'])),
+    table(
+      ['claim', 'measured', 'holds?'],
+      aws.claims.map((c) => [c.claim, c.measured, c.holds ? 'yes' : '**no**']),
+    ),
   ].join('\n');
 }
 
@@ -69,14 +78,23 @@ function overheadSection(o: OverheadResult): string {
     '',
     table(
       ['subject', 'retained bytes each', 'creation µs each', '÷ grpc-js BackoffTimeout (heap)'],
-      o.heap.map((h) => [h.subject, n0(h.bytesPerObject), h.createMicros.toFixed(2), timer === undefined ? '' : ratio(h.bytesPerObject, timer.bytesPerObject)]),
+      o.heap.map((h) => [
+        h.subject,
+        n0(h.bytesPerObject),
+        h.createMicros.toFixed(2),
+        timer === undefined ? '' : ratio(h.bytesPerObject, timer.bytesPerObject),
+      ]),
     ),
     '',
     `Reconnect cycles per second with real timers (${n0(cyc?.instances ?? 0)} instances, every attempt fails at once, zero backoff, redialer's floor on attempt starts turned off):`,
     '',
     table(
       ['subject', 'failed attempts per second', '÷ grpc-js BackoffTimeout'],
-      o.cycles.map((c) => [c.subject, n0(c.cyclesPerSecond), grpcCycles === undefined ? '' : ratio(c.cyclesPerSecond, grpcCycles.cyclesPerSecond)]),
+      o.cycles.map((c) => [
+        c.subject,
+        n0(c.cyclesPerSecond),
+        grpcCycles === undefined ? '' : ratio(c.cyclesPerSecond, grpcCycles.cyclesPerSecond),
+      ]),
     ),
     '',
     `State transitions per second (the peers have no virtual clock to compare with): pure \`transition()\` ${n0(o.transitions.pureFunction)}; ` +
@@ -123,7 +141,14 @@ function loopbackSection(l: readonly LoopbackFigure[]): string {
       `${String(runs)} run${runs === 1 ? '' : 's'} per row, subjects taking turns; median (min–max).`,
     '',
     table(
-      ['subject', 'connections', '50 % READY after return (ms)', '100 % READY after return (ms)', 'client CPU per reconnect (µs)', 'event-loop delay p99 (ms)'],
+      [
+        'subject',
+        'connections',
+        '50 % READY after return (ms)',
+        '100 % READY after return (ms)',
+        'client CPU per reconnect (µs)',
+        'event-loop delay p99 (ms)',
+      ],
       l.map((f) => [
         f.subject,
         n0(f.connections),
@@ -217,7 +242,8 @@ const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} kB`;
 /** The sizes block: each subpath against its budget, then the peers measured the same way. */
 export function renderBundleSizes(report: BundleSizeReport, budgets: Readonly<Record<string, number>>): string {
   const size = (name: string): number | undefined =>
-    report.subpaths.find((s) => s.subpath === name)?.rxjsExternal.gzip ?? report.peers.find((p) => p.name === name)?.gzip;
+    report.subpaths.find((s) => s.subpath === name)?.rxjsExternal.gzip ??
+    report.peers.find((p) => p.name === name)?.gzip;
   const withRxjs = (name: string): number | undefined => report.subpaths.find((s) => s.subpath === name)?.withRxjs.gzip;
   const compare = (ours: string, peer: string): string => {
     const a = size(ours);

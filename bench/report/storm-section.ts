@@ -9,7 +9,14 @@ const x2 = (r: number): string => (Number.isFinite(r) ? `${r.toFixed(2)}×` : '�
 const pct = (r: number): string => `${(100 * r).toFixed(r < 0.001 && r > 0 ? 3 : 2)} %`;
 
 /** The peers' libraries (the other contestants are redialer's own policies). */
-const PEERS = ['grpc-js', 'reconnecting-websocket', 'reconnecting-websocket-process', 'partysocket', 'socket.io', 'signalr'];
+const PEERS = [
+  'grpc-js',
+  'reconnecting-websocket',
+  'reconnecting-websocket-process',
+  'partysocket',
+  'socket.io',
+  'signalr',
+];
 const MODES: readonly (readonly [string, string])[] = [
   ['redialer-grpc', 'episode, uniform (default)'],
   ['redialer-grpc-episode-log', 'episode, log-uniform'],
@@ -39,13 +46,29 @@ function choiceTable(refuse: readonly StormBenchResult[]): string {
       return `${s1(x.p100.mean)} (${x2(x.p100.mean / base.p100.mean)}), ${n0(x.wasted.mean)} wasted`;
     });
     const def = find(s, 'redialer-grpc');
-    const better = def === undefined
-      ? []
-      : s.summaries.filter((x) => PEERS.includes(x.policy) && x.p100.mean < def.p100.mean && x.wasted.mean < def.wasted.mean).map((x) => x.policy);
-    return [`${String(s.scenario.outage / 1000)} s`, base === undefined ? '' : s1(base.p100.mean), ...cells, better.length === 0 ? 'none' : better.join(', ')];
+    const better =
+      def === undefined
+        ? []
+        : s.summaries
+            .filter((x) => PEERS.includes(x.policy) && x.p100.mean < def.p100.mean && x.wasted.mean < def.wasted.mean)
+            .map((x) => x.policy);
+    return [
+      `${String(s.scenario.outage / 1000)} s`,
+      base === undefined ? '' : s1(base.p100.mean),
+      ...cells,
+      better.length === 0 ? 'none' : better.join(', '),
+    ];
   });
   return renderTable(
-    [['outage', 'grpc-js 100 % back', ...MODES.map(([, label]) => `${label}: 100 % back (÷ grpc-js), wasted`), 'peers both faster and less wasteful than the default'], ...rows],
+    [
+      [
+        'outage',
+        'grpc-js 100 % back',
+        ...MODES.map(([, label]) => `${label}: 100 % back (÷ grpc-js), wasted`),
+        'peers both faster and less wasteful than the default',
+      ],
+      ...rows,
+    ],
     true,
   );
 }
@@ -55,17 +78,42 @@ function spreadTable(refuse: readonly StormBenchResult[]): string {
     const a = find(s, 'redialer-grpc');
     const b = find(s, 'redialer-grpc-spread');
     if (a === undefined || b === undefined) return [];
-    return [`${String(s.scenario.outage / 1000)} s`, n0(a.peakPerSecond.mean), n0(b.peakPerSecond.mean), s1(a.p100.mean), s1(b.p100.mean), n0(a.wasted.mean), n0(b.wasted.mean)];
+    return [
+      `${String(s.scenario.outage / 1000)} s`,
+      n0(a.peakPerSecond.mean),
+      n0(b.peakPerSecond.mean),
+      s1(a.p100.mean),
+      s1(b.p100.mean),
+      n0(a.wasted.mean),
+      n0(b.wasted.mean),
+    ];
   });
   return renderTable(
-    [['outage', 'whole-run peak/s: default', 'with reconnectSpread 5 s', '100 % back: default', 'with spread', 'wasted: default', 'with spread'], ...rows.filter((r) => r.length > 0)],
+    [
+      [
+        'outage',
+        'whole-run peak/s: default',
+        'with reconnectSpread 5 s',
+        '100 % back: default',
+        'with spread',
+        'wasted: default',
+        'with spread',
+      ],
+      ...rows.filter((r) => r.length > 0),
+    ],
     true,
   );
 }
 
 function limitTable(results: readonly StormBenchResult[]): string {
   const policies = [...new Set(results.flatMap((s) => s.summaries.map((x) => x.policy)))];
-  const head = ['policy', ...results.map((s) => `${String(s.scenario.outage / 1000)} s${s.scenario.serverHints === 'none' ? '' : ` ${s.scenario.serverHints}`}`)];
+  const head = [
+    'policy',
+    ...results.map(
+      (s) =>
+        `${String(s.scenario.outage / 1000)} s${s.scenario.serverHints === 'none' ? '' : ` ${s.scenario.serverHints}`}`,
+    ),
+  ];
   const rows = policies.map((policy) => [
     policy,
     ...results.map((s) => {
@@ -94,12 +142,19 @@ export function stormSection(storms: readonly StormBenchResult[], dir: string): 
     '',
   ];
   for (const s of refuse) {
-    parts.push(`**${title(s)}**`, '', stormSeedsTable(s.summaries, { markdown: true }), '', `![attempts per second, seed ${String(seeds[0])}](${dir}/storm-${s.scenario.id}.svg)`, '');
+    parts.push(
+      `**${title(s)}**`,
+      '',
+      stormSeedsTable(s.summaries, { markdown: true }),
+      '',
+      `![attempts per second, seed ${String(seeds[0])}](${dir}/storm-${s.scenario.id}.svg)`,
+      '',
+    );
   }
   parts.push(
     '#### Which jitter mode is the default: the numbers',
     '',
-    'Time until all are back (mean over seeds, and its ratio to grpc-js in the same run) and wasted attempts, for each of `grpcBackoff`\'s jitter modes; the last column lists the peers that are both faster and less wasteful than the default.',
+    "Time until all are back (mean over seeds, and its ratio to grpc-js in the same run) and wasted attempts, for each of `grpcBackoff`'s jitter modes; the last column lists the peers that are both faster and less wasteful than the default.",
     '',
     choiceTable(refuse),
     '',
@@ -109,16 +164,23 @@ export function stormSection(storms: readonly StormBenchResult[], dir: string): 
     '',
     '#### The server stalls attempts over its budget (a full SYN backlog)',
     '',
-    'An over-budget attempt is never answered and lasts until the client\'s own connect timeout (redialer: max(deadline, 20 s); reconnecting-websocket 4 s; socket.io 20 s; SignalR 100 s; grpc-js has none, so the operating system\'s 127 s).',
+    "An over-budget attempt is never answered and lasts until the client's own connect timeout (redialer: max(deadline, 20 s); reconnecting-websocket 4 s; socket.io 20 s; SignalR 100 s; grpc-js has none, so the operating system's 127 s).",
     '',
   );
   for (const s of stall) {
-    parts.push(`**${title(s)}**`, '', stormSeedsTable(s.summaries, { markdown: true }), '', `![attempts per second, seed ${String(seeds[0])}](${dir}/storm-${s.scenario.id}.svg)`, '');
+    parts.push(
+      `**${title(s)}**`,
+      '',
+      stormSeedsTable(s.summaries, { markdown: true }),
+      '',
+      `![attempts per second, seed ${String(seeds[0])}](${dir}/storm-${s.scenario.id}.svg)`,
+      '',
+    );
   }
   parts.push(
     '#### Server-side herd control (`redialer/server`)',
     '',
-    '`announce`: the server closes every connection at the outage with a retry hint of outage + U(0, 1.1 × N/C) (`drain()`); `admission`: after its return the server answers each attempt over its budget with that client\'s own slot (`admission()`). `redialer-grpc` takes a hint as a floor (the default); `redialer-grpc-exact` opts in to `serverHints: \'exact\'`.',
+    "`announce`: the server closes every connection at the outage with a retry hint of outage + U(0, 1.1 × N/C) (`drain()`); `admission`: after its return the server answers each attempt over its budget with that client's own slot (`admission()`). `redialer-grpc` takes a hint as a floor (the default); `redialer-grpc-exact` opts in to `serverHints: 'exact'`.",
     '',
   );
   for (const s of hints) parts.push(`**${title(s)}**`, '', stormSeedsTable(s.summaries, { markdown: true }), '');

@@ -44,7 +44,16 @@ export const PEERS = ['reconnecting-websocket', 'p-retry', 'cockatiel'] as const
 /** Peer dependencies that are never bundled, and the subpaths that need Node. */
 // Every bundle resolves rxjs the way a browser bundler does (its tree-shakeable ESM build); on Node's
 // `node` condition rxjs resolves to its CommonJS build, which no bundler can shake.
-const ALWAYS_EXTERNAL = ['@grpc/grpc-js', 'ws', 'react', 'react-dom', 'bullmq', 'ioredis', '@opentelemetry/api', 'node:*'];
+const ALWAYS_EXTERNAL = [
+  '@grpc/grpc-js',
+  'ws',
+  'react',
+  'react-dom',
+  'bullmq',
+  'ioredis',
+  '@opentelemetry/api',
+  'node:*',
+];
 const NODE_SUBPATHS = new Set(['redialer/grpc', 'redialer/testing/node', 'redialer/bullmq', 'redialer/redis']);
 
 async function bundle(name: string, entry: string, resolveDir: string, external: string[]): Promise<BundleSize> {
@@ -84,7 +93,9 @@ export async function measureBundleSizes(root: string): Promise<BundleSizeReport
   }
   const peers = [];
   for (const name of PEERS) {
-    const { version } = JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as {
+      version: string;
+    };
     peers.push({ ...(await bundle(name, name, root, [])), version });
   }
   const { version: esbuild } = JSON.parse(readFileSync(join(root, 'node_modules/esbuild/package.json'), 'utf8')) as {

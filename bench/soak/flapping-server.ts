@@ -21,7 +21,13 @@ export interface ServerStats {
 
 type Command = { cmd: 'up' } | { cmd: 'flap' } | { cmd: 'stats' } | { cmd: 'stop' };
 
-const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, backlog: 4096, perMessageDeflate: false, clientTracking: true });
+const wss = new WebSocketServer({
+  host: '127.0.0.1',
+  port: 0,
+  backlog: 4096,
+  perMessageDeflate: false,
+  clientTracking: true,
+});
 let phase: 'up' | 'down' = 'up';
 let delivered = 0;
 let outOfOrder = 0;

@@ -86,7 +86,9 @@ const sleep = (ms: number): Promise<void> =>
 const gc = (globalThis as { gc?: () => void }).gc;
 
 // The server process.
-const server = fork(fileURLToPath(new URL('./flapping-server.js', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const server = fork(fileURLToPath(new URL('./flapping-server.js', import.meta.url)), [], {
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+});
 const [{ port }] = (await once(server, 'message')) as [{ port: number }];
 function ask<T>(cmd: string): Promise<T> {
   const reply = once(server, 'message') as Promise<[T]>;
@@ -128,7 +130,10 @@ say(
 // Create the managers gradually (500 every 100 ms), as a fleet of clients would start.
 for (let i = 0; i < managers; i += 1) {
   const real = i < realCount;
-  const client = new ReconnectingWebSocket(url, undefined, { ...options, WebSocket: real ? WebSocket : VirtualWebSocket });
+  const client = new ReconnectingWebSocket(url, undefined, {
+    ...options,
+    WebSocket: real ? WebSocket : VirtualWebSocket,
+  });
   client.addEventListener('drop', (event) => {
     if (event.reason === 'queue-full') counts.dropQueueFull += 1;
     else counts.dropClosed += 1;
@@ -264,8 +269,14 @@ const report = {
   flaps: serverStats.flaps,
   connectionsAccepted: serverStats.accepted + virtualServer.accepted,
   cpuSeconds: (cpu.user + cpu.system) / 1e6,
-  heapSlopeBytesPerMinute: slope(steady.map((s) => s.minute), steady.map((s) => s.heapUsed)),
-  handleSlopePerMinute: slope(steady.map((s) => s.minute), steady.map((s) => s.handles)),
+  heapSlopeBytesPerMinute: slope(
+    steady.map((s) => s.minute),
+    steady.map((s) => s.heapUsed),
+  ),
+  handleSlopePerMinute: slope(
+    steady.map((s) => s.minute),
+    steady.map((s) => s.handles),
+  ),
   samplesInSlope: steady.length,
   messages: {
     sent: counts.sent,

@@ -56,12 +56,15 @@ export class VirtualSocket implements WebSocketLike {
   }
 
   removeEventListener(type: string, listener: Listener): void {
-    this.#listeners.set(type, (this.#listeners.get(type) ?? []).filter((l) => l !== listener));
+    this.#listeners.set(
+      type,
+      (this.#listeners.get(type) ?? []).filter((l) => l !== listener),
+    );
   }
 
   send(data: Message): void {
     if (this.readyState !== 1) throw new Error('send() while not open');
-    this.server.receive(typeof data === "string" ? data : 'binary:0');
+    this.server.receive(typeof data === 'string' ? data : 'binary:0');
   }
 
   close(code = 1000, reason = ''): void {

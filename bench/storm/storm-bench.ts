@@ -45,7 +45,14 @@ export async function runStormScenarios(
           scenario,
           policy,
           keepSeries: seed === s.seeds[0],
-          options: { clients: s.clients, outage: s.outage, capacity: s.capacity, seed, server: s.server, serverHints: s.serverHints },
+          options: {
+            clients: s.clients,
+            outage: s.outage,
+            capacity: s.capacity,
+            seed,
+            server: s.server,
+            serverHints: s.serverHints,
+          },
         });
       }
     }
@@ -59,7 +66,12 @@ export async function runStormScenarios(
       const worker = new Worker(new URL('./storm-worker.js', import.meta.url));
       try {
         for (let job = jobs[next++]; job !== undefined; job = jobs[next++]) {
-          const message: StormJob = { id: job.id, policy: job.policy, options: job.options, keepSeries: job.keepSeries };
+          const message: StormJob = {
+            id: job.id,
+            policy: job.policy,
+            options: job.options,
+            keepSeries: job.keepSeries,
+          };
           results[job.id] = await new Promise<StormResult>((resolve, reject) => {
             const onMessage = (reply: { id: number; result: StormResult }): void => {
               worker.off('error', reject);
@@ -79,9 +91,17 @@ export async function runStormScenarios(
   return scenarios.map((scenario, index) => {
     const mine = jobs.filter((j) => j.scenario === index);
     const summaries = scenario.policies.map((policy) =>
-      summarizeSeeds(mine.filter((j) => j.policy === policy).map((j) => results[j.id]).filter((r) => r !== undefined)),
+      summarizeSeeds(
+        mine
+          .filter((j) => j.policy === policy)
+          .map((j) => results[j.id])
+          .filter((r) => r !== undefined),
+      ),
     );
-    const firstSeed = mine.filter((j) => j.keepSeries).map((j) => results[j.id]).filter((r) => r !== undefined);
+    const firstSeed = mine
+      .filter((j) => j.keepSeries)
+      .map((j) => results[j.id])
+      .filter((r) => r !== undefined);
     return { scenario, summaries, svg: stormSvg(firstSeed) };
   });
 }

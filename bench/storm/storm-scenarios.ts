@@ -32,7 +32,12 @@ export function stormScenarios(quick: boolean): StormScenario[] {
   const outages = quick ? [30, 120] : [30, 45, 60, 65, 120];
   // C = 1,000/s (500/s after 120 s), scaled with the clients in quick mode.
   const capacityFor = (outage: number): number => ((outage === 120 ? 500 : 1000) * clients) / 10_000;
-  const scenario = (outage: number, server: StormScenario['server'], serverHints: StormScenario['serverHints'], policies: readonly string[]): StormScenario => ({
+  const scenario = (
+    outage: number,
+    server: StormScenario['server'],
+    serverHints: StormScenario['serverHints'],
+    policies: readonly string[],
+  ): StormScenario => ({
     id: `${String(clients / 1000)}k-${String(outage)}s-${server}${serverHints === 'none' ? '' : `-${serverHints}`}`,
     clients,
     outage: outage * 1000,

@@ -15,7 +15,15 @@ import {
   type StormServerHints,
 } from '../../src/simulator/index.js';
 import { ReconnectingWebSocket, type WebSocketSnapshot } from '../../src/websocket/index.js';
-import { formatElapsed, plural, type ClientStatus, type FaultName, type PageMessage, type ServerMessage, type TimelineEntry } from '../live-protocol.js';
+import {
+  formatElapsed,
+  plural,
+  type ClientStatus,
+  type FaultName,
+  type PageMessage,
+  type ServerMessage,
+  type TimelineEntry,
+} from '../live-protocol.js';
 
 type BadgeId = 'page' | ClientStatus['id'];
 
@@ -43,8 +51,19 @@ interface HistoryEntry {
 }
 
 const ORDER: readonly BadgeId[] = ['grpc', 'websocket', 'failover', 'page'];
-const FAULT_LABELS: Record<FaultName, string> = { pass: 'pass', refuse: 'refuse', blackhole: 'black hole', close: 'accept & close' };
-const COLORS: Record<ConnectivityState, string> = { READY: '#1a7f37', CONNECTING: '#b7791f', TRANSIENT_FAILURE: '#c53030', IDLE: '#cbd2dc', SHUTDOWN: '#cbd2dc' };
+const FAULT_LABELS: Record<FaultName, string> = {
+  pass: 'pass',
+  refuse: 'refuse',
+  blackhole: 'black hole',
+  close: 'accept & close',
+};
+const COLORS: Record<ConnectivityState, string> = {
+  READY: '#1a7f37',
+  CONNECTING: '#b7791f',
+  TRANSIENT_FAILURE: '#c53030',
+  IDLE: '#cbd2dc',
+  SHUTDOWN: '#cbd2dc',
+};
 
 const badges = new Map<BadgeId, Badge>();
 const entries: (TimelineEntry | { at: number; client: 'page'; state: ConnectivityState; detail: string })[] = [];
@@ -68,7 +87,10 @@ function describe(error: unknown): string | null {
 }
 
 // The page's own connection: gRPC's defaults but a 10 s cap and a 5 s connect timeout.
-const socket = new ReconnectingWebSocket(`ws://${location.host}/live`, [], { maxReconnectionDelay: 10_000, connectionTimeout: 5000 });
+const socket = new ReconnectingWebSocket(`ws://${location.host}/live`, [], {
+  maxReconnectionDelay: 10_000,
+  connectionTimeout: 5000,
+});
 
 const SPOKEN: Record<ConnectivityState, string> = {
   READY: 'connected',
@@ -80,7 +102,10 @@ const SPOKEN: Record<ConnectivityState, string> = {
 
 /** Tells screen readers (the polite live region) that a connection changed state. */
 function announce(badge: Badge): void {
-  const wait = badge.nextAttemptAt === null ? '' : `, next attempt in ${String(Math.max(0, Math.round((badge.nextAttemptAt - Date.now()) / 1000)))} s`;
+  const wait =
+    badge.nextAttemptAt === null
+      ? ''
+      : `, next attempt in ${String(Math.max(0, Math.round((badge.nextAttemptAt - Date.now()) / 1000)))} s`;
   element('announce').textContent = `${badge.label}: ${SPOKEN[badge.state]}${wait}`;
 }
 
@@ -89,7 +114,12 @@ function setBadge(badge: Badge): void {
   badges.set(badge.id, badge);
   if (previous !== undefined && previous.state !== badge.state) announce(badge);
   if (previous?.state !== badge.state || previous.attempt !== badge.attempt || previous.since !== badge.since) {
-    history[badge.id].push({ at: badge.since, state: badge.state, attempt: badge.attempt, nextAttemptAt: badge.nextAttemptAt });
+    history[badge.id].push({
+      at: badge.since,
+      state: badge.state,
+      attempt: badge.attempt,
+      nextAttemptAt: badge.nextAttemptAt,
+    });
   }
   renderBadge(badge);
 }
@@ -111,7 +141,15 @@ socket.state$.subscribe((s: WebSocketSnapshot) => {
     resets: null,
     fault: null,
   });
-  entries.push({ at: s.since, client: 'page', state: s.state, detail: s.state === 'TRANSIENT_FAILURE' ? `attempt ${String(s.attempt)} ended (${error ?? 'closed'})` : `attempt ${String(s.attempt)}` });
+  entries.push({
+    at: s.since,
+    client: 'page',
+    state: s.state,
+    detail:
+      s.state === 'TRANSIENT_FAILURE'
+        ? `attempt ${String(s.attempt)} ended (${error ?? 'closed'})`
+        : `attempt ${String(s.attempt)}`,
+  });
   renderLog();
 });
 
@@ -129,12 +167,20 @@ socket.onmessage = (event) => {
     case 'hello':
       offset = message.now - Date.now();
       startedAt = message.startedAt - offset;
-      element('settings').textContent = `Demo settings that differ from gRPC's defaults: ${message.differences.join('; ')}.`;
+      element('settings').textContent =
+        `Demo settings that differ from gRPC's defaults: ${message.differences.join('; ')}.`;
       for (const c of message.clients) {
-        history[c.id] = message.timeline.filter((e) => e.client === c.id).map((e) => ({ at: e.at - offset, state: e.state, attempt: 0, nextAttemptAt: null }));
+        history[c.id] = message.timeline
+          .filter((e) => e.client === c.id)
+          .map((e) => ({ at: e.at - offset, state: e.state, attempt: 0, nextAttemptAt: null }));
         setBadge(fromServer(c));
       }
-      entries.splice(0, entries.length, ...entries.filter((e) => e.client === 'page'), ...message.timeline.map((e) => ({ ...e, at: e.at - offset })));
+      entries.splice(
+        0,
+        entries.length,
+        ...entries.filter((e) => e.client === 'page'),
+        ...message.timeline.map((e) => ({ ...e, at: e.at - offset })),
+      );
       entries.sort((a, b) => a.at - b.at);
       renderPhase(message.phase);
       renderLog();
@@ -164,7 +210,12 @@ function send(message: PageMessage): void {
 function renderPhase(phase: Extract<ServerMessage, { type: 'phase' }>['phase']): void {
   element('phase').innerHTML = '';
   const strong = document.createElement('strong');
-  strong.textContent = phase === null ? 'no script' : phase.index < phase.count ? `${String(phase.index + 1)}/${String(phase.count)} ${phase.name}` : phase.name;
+  strong.textContent =
+    phase === null
+      ? 'no script'
+      : phase.index < phase.count
+        ? `${String(phase.index + 1)}/${String(phase.count)} ${phase.name}`
+        : phase.name;
   element('phase').append(strong, `: ${phase?.explain ?? 'both servers up'}`);
 }
 
@@ -187,14 +238,17 @@ function card(id: BadgeId): HTMLElement {
     });
   }
   const container = element('badges');
-  const before = ORDER.slice(ORDER.indexOf(id) + 1).map((next) => container.querySelector(`.card[data-client="${next}"]`)).find((e) => e !== null);
+  const before = ORDER.slice(ORDER.indexOf(id) + 1)
+    .map((next) => container.querySelector(`.card[data-client="${next}"]`))
+    .find((e) => e !== null);
   container.insertBefore(root, before ?? null);
   return root;
 }
 
 function countdownText(b: Badge, now: number): string {
   if (b.nextAttemptAt !== null) return `reconnecting in ${(Math.max(0, b.nextAttemptAt - now) / 1000).toFixed(1)} s`;
-  if (b.timeoutAt !== null) return `attempt ${String(b.attempt)}, cut in ${(Math.max(0, b.timeoutAt - now) / 1000).toFixed(1)} s`;
+  if (b.timeoutAt !== null)
+    return `attempt ${String(b.attempt)}, cut in ${(Math.max(0, b.timeoutAt - now) / 1000).toFixed(1)} s`;
   if (b.state === 'READY') return `up ${((now - b.since) / 1000).toFixed(0)} s`;
   return '';
 }
@@ -221,7 +275,8 @@ function renderBadge(b: Badge): void {
   );
   const retry = root.querySelector<HTMLButtonElement>('.retry');
   if (retry !== null) retry.disabled = b.state === 'READY' || b.state === 'SHUTDOWN';
-  for (const button of root.querySelectorAll<HTMLButtonElement>('[data-fault]')) button.setAttribute('aria-pressed', String(button.dataset['fault'] === b.fault));
+  for (const button of root.querySelectorAll<HTMLButtonElement>('[data-fault]'))
+    button.setAttribute('aria-pressed', String(button.dataset['fault'] === b.fault));
 }
 
 /** Seconds since the demo started, as the terminal prints them (the page's clock until the first hello). */
@@ -252,16 +307,21 @@ function renderTimeline(now: number): void {
     mine.forEach((h, k) => {
       const end = mine[k + 1]?.at ?? now;
       if (end < start) return;
-      const x0 = left + (Math.max(h.at, start) - start) / span * (width - left);
-      const x1 = left + (end - start) / span * (width - left);
-      parts.push(`<rect x="${x0.toFixed(1)}" y="${String(y)}" width="${Math.max(1, x1 - x0).toFixed(1)}" height="18" fill="${COLORS[h.state]}"><title>${h.state}</title></rect>`);
+      const x0 = left + ((Math.max(h.at, start) - start) / span) * (width - left);
+      const x1 = left + ((end - start) / span) * (width - left);
+      parts.push(
+        `<rect x="${x0.toFixed(1)}" y="${String(y)}" width="${Math.max(1, x1 - x0).toFixed(1)}" height="18" fill="${COLORS[h.state]}"><title>${h.state}</title></rect>`,
+      );
     });
   });
   for (let s = 0; s <= 60; s += 10) {
     const x = left + (s / 60) * (width - left);
-    parts.push(`<text x="${x.toFixed(1)}" y="${String(8 + ORDER.length * row + 12)}" font-size="11" fill="#5b6475" text-anchor="${s === 60 ? 'end' : 'middle'}">${s === 60 ? 'now' : `-${String(60 - s)} s`}</text>`);
+    parts.push(
+      `<text x="${x.toFixed(1)}" y="${String(8 + ORDER.length * row + 12)}" font-size="11" fill="#5b6475" text-anchor="${s === 60 ? 'end' : 'middle'}">${s === 60 ? 'now' : `-${String(60 - s)} s`}</text>`,
+    );
   }
-  element('timeline').innerHTML = `<svg viewBox="0 0 ${String(width)} ${String(8 + ORDER.length * row + 20)}" role="img" aria-label="state timeline, last 60 s">${parts.join('')}</svg>`;
+  element('timeline').innerHTML =
+    `<svg viewBox="0 0 ${String(width)} ${String(8 + ORDER.length * row + 20)}" role="img" aria-label="state timeline, last 60 s">${parts.join('')}</svg>`;
 }
 
 let frame = 0;
@@ -308,22 +368,35 @@ function simulate(form: HTMLFormElement): void {
   status.classList.remove('error');
   try {
     const clients = numberField(form, 'clients');
-    if (!(clients >= 1 && clients <= 5000)) throw new RangeError(`clients must be between 1 and 5000 in the page, got ${String(clients)}`);
+    if (!(clients >= 1 && clients <= 5000))
+      throw new RangeError(`clients must be between 1 and 5000 in the page, got ${String(clients)}`);
     const { policy, label } = userPolicy(form);
     // Server-side herd control (redialer/server); both clients then honour the hints exactly.
     const serverHints = (form.elements.namedItem('hints') as HTMLSelectElement).value as StormServerHints;
     const exact = serverHints === 'none' ? {} : { serverHints: 'exact' as const };
     const yours: StormPolicy = { ...policy, forClient: (random) => ({ ...policy.forClient(random), ...exact }) };
     const grpc = serverHints === 'none' ? redialerGrpcPolicy : redialerGrpcExactPolicy;
-    const common = { clients, outage: numberField(form, 'outage') * 1000, capacity: numberField(form, 'capacity'), horizon: 300_000, serverHints };
+    const common = {
+      clients,
+      outage: numberField(form, 'outage') * 1000,
+      capacity: numberField(form, 'capacity'),
+      horizon: 300_000,
+      serverHints,
+    };
     const started = performance.now();
-    const results: StormResult[] = [simulateStorm({ ...common, policy: yours }), simulateStorm({ ...common, policy: grpc })];
+    const results: StormResult[] = [
+      simulateStorm({ ...common, policy: yours }),
+      simulateStorm({ ...common, policy: grpc }),
+    ];
     const hints = serverHints === 'none' ? '' : `, server hints: ${serverHints}`;
     status.textContent = `${label} against gRPC's defaults${hints}; ${String(clients)} clients simulated in ${((performance.now() - started) / 1000).toFixed(2)} s.`;
     element('storm-figures').innerHTML =
       '<tr><th>policy</th><th>peak attempts/s after return</th><th>wasted attempts</th><th>50 % back</th><th>99 % back</th><th>all back</th><th>attempts per client</th></tr>' +
       results
-        .map((r) => `<tr><td>${r.policy}</td><td>${String(r.peakAfterReturn)}</td><td>${String(r.wasted)}</td><td>${secs(r.reconnectedIn.p50)}</td><td>${secs(r.reconnectedIn.p99)}</td><td>${secs(r.reconnectedIn.p100)}</td><td>${r.attemptsPerClient.mean.toFixed(1)}</td></tr>`)
+        .map(
+          (r) =>
+            `<tr><td>${r.policy}</td><td>${String(r.peakAfterReturn)}</td><td>${String(r.wasted)}</td><td>${secs(r.reconnectedIn.p50)}</td><td>${secs(r.reconnectedIn.p99)}</td><td>${secs(r.reconnectedIn.p100)}</td><td>${r.attemptsPerClient.mean.toFixed(1)}</td></tr>`,
+        )
         .join('');
     // Each policy on its own time axis (a fast one is not squeezed into the first seconds), as wide as the page.
     const plotWidth = Math.round(Math.max(320, Math.min(900, element('storm-plot').clientWidth || 900)));

@@ -50,7 +50,9 @@ export interface BackoffPolicy {
 export function clampDelay(delay: unknown): number {
   if (typeof delay !== 'number' || Number.isNaN(delay)) {
     const found = typeof delay === 'number' ? 'NaN' : typeof delay;
-    throw new RangeError(`redialer: the backoff policy returned ${found} as a delay; expected a number of milliseconds`);
+    throw new RangeError(
+      `redialer: the backoff policy returned ${found} as a delay; expected a number of milliseconds`,
+    );
   }
   return Math.min(MAX_DELAY_MS, Math.max(0, delay));
 }

@@ -76,7 +76,10 @@ export function exponentialBackoff(options: ExponentialBackoffOptions = {}): Bac
     // Capped at the largest timer, so that no product or draw can overflow to Infinity or NaN.
     maxDelay: Math.min(
       MAX_DELAY_MS,
-      optionalNumber('maxDelay', raw['maxDelay'], Math.max(30_000, initialDelay), { min: initialDelay, allowInfinity: true }),
+      optionalNumber('maxDelay', raw['maxDelay'], Math.max(30_000, initialDelay), {
+        min: initialDelay,
+        allowInfinity: true,
+      }),
     ),
     jitter: optionalChoice('jitter', raw['jitter'], JITTER_KINDS, 'full'),
   };

@@ -25,7 +25,12 @@ import { type Backoff, type BackoffPolicy, MAX_DELAY_MS, type RandomSource, clam
 export type GrpcJitterMode = 'episode' | 'episode-log' | 'episode-period' | 'independent';
 
 /** The jitter modes, for validation and iteration. */
-export const GRPC_JITTER_MODES: readonly GrpcJitterMode[] = Object.freeze(['episode', 'episode-log', 'episode-period', 'independent']);
+export const GRPC_JITTER_MODES: readonly GrpcJitterMode[] = Object.freeze([
+  'episode',
+  'episode-log',
+  'episode-period',
+  'independent',
+]);
 
 /** Options of {@link grpcBackoff}; every time is in milliseconds. */
 export interface GrpcBackoffOptions {
@@ -94,7 +99,10 @@ class GrpcBackoff implements Backoff {
 export function grpcBackoff(options: GrpcBackoffOptions = {}): BackoffPolicy {
   const raw = checkOptionsObject('grpcBackoff options', options);
   const d = GRPC_BACKOFF_DEFAULTS;
-  const initialBackoff = optionalNumber('initialBackoff', raw['initialBackoff'], d.initialBackoff, { min: 0, max: MAX_DELAY_MS });
+  const initialBackoff = optionalNumber('initialBackoff', raw['initialBackoff'], d.initialBackoff, {
+    min: 0,
+    max: MAX_DELAY_MS,
+  });
   const resolved: { -readonly [K in keyof GrpcBackoffOptions]-?: Required<GrpcBackoffOptions>[K] } = {
     initialBackoff,
     multiplier: optionalNumber('multiplier', raw['multiplier'], d.multiplier, { min: 1 }),

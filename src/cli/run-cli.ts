@@ -75,7 +75,9 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo): Pr
         },
       });
       runs.push(result);
-      io.stderr.write(`${tty ? '\r' : ''}${label}: done, ${String(result.reconnected)}/${String(result.clients)} reconnected${' '.repeat(20)}\n`);
+      io.stderr.write(
+        `${tty ? '\r' : ''}${label}: done, ${String(result.reconnected)}/${String(result.clients)} reconnected${' '.repeat(20)}\n`,
+      );
     }
     results.push(...runs);
     summaries.push(summarizeSeeds(runs));

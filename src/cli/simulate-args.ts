@@ -63,11 +63,24 @@ Options:
   -h, --help       show this text
 `;
 
-function number(name: string, text: string | undefined, fallback: number, { min, max, integer }: { min: number; max: number; integer: boolean }): number {
+function number(
+  name: string,
+  text: string | undefined,
+  fallback: number,
+  { min, max, integer }: { min: number; max: number; integer: boolean },
+): number {
   if (text === undefined) return fallback;
   const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || (integer && !Number.isInteger(value)) || value < min || value > max) {
-    throw new UsageError(`--${name} must be ${integer ? 'an integer' : 'a number'} from ${String(min)} to ${String(max)}, got ${JSON.stringify(text)}`);
+  if (
+    text.trim() === '' ||
+    !Number.isFinite(value) ||
+    (integer && !Number.isInteger(value)) ||
+    value < min ||
+    value > max
+  ) {
+    throw new UsageError(
+      `--${name} must be ${integer ? 'an integer' : 'a number'} from ${String(min)} to ${String(max)}, got ${JSON.stringify(text)}`,
+    );
   }
   return value;
 }
@@ -106,11 +119,16 @@ export function parseSimulateArgs(argv: readonly string[]): SimulateArgs {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   const v = parsed.values;
-  const requested = (v.policy ?? ['all']).flatMap((p) => p.split(',')).map((p) => p.trim()).filter((p) => p !== '');
+  const requested = (v.policy ?? ['all'])
+    .flatMap((p) => p.split(','))
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   const policies = requested.includes('all') ? [...STORM_POLICY_NAMES] : [...new Set(requested)];
   for (const name of policies) {
     if (!STORM_POLICY_NAMES.includes(name)) {
-      throw new UsageError(`--policy ${JSON.stringify(name)} is not a known policy; choose from ${STORM_POLICY_NAMES.join(', ')} or all`);
+      throw new UsageError(
+        `--policy ${JSON.stringify(name)} is not a known policy; choose from ${STORM_POLICY_NAMES.join(', ')} or all`,
+      );
     }
   }
   if (policies.length === 0) throw new UsageError('--policy needs at least one policy name');

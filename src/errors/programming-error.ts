@@ -28,7 +28,11 @@ export const PROGRAMMING_ERROR_NAMES: readonly string[] = Object.freeze([
 /** Whether `error` is one that JavaScript throws for a bug (see {@link PROGRAMMING_ERROR_NAMES}). */
 export function isProgrammingError(error: unknown): boolean {
   const name = readSafely(error, 'name');
-  return typeof name === 'string' && PROGRAMMING_ERROR_NAMES.includes(name) && typeof readSafely(error, 'message') === 'string';
+  return (
+    typeof name === 'string' &&
+    PROGRAMMING_ERROR_NAMES.includes(name) &&
+    typeof readSafely(error, 'message') === 'string'
+  );
 }
 
 /**

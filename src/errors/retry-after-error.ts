@@ -23,7 +23,10 @@ export class RetryAfterError extends Error {
   constructor(delay: number, options?: ErrorOptions) {
     const ms = Math.min(MAX_DELAY_MS, checkNumber('delay', delay, { min: 0, allowInfinity: true }));
     const message = readSafely(options?.cause, 'message');
-    super(`the server asked to retry after ${String(ms)} ms${typeof message === 'string' ? `: ${message}` : ''}`, options);
+    super(
+      `the server asked to retry after ${String(ms)} ms${typeof message === 'string' ? `: ${message}` : ''}`,
+      options,
+    );
     this.delay = ms;
     brand(this, 'RetryAfterError');
   }

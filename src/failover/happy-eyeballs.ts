@@ -76,13 +76,17 @@ function toAddress<C>(entry: unknown, index: number): Address<C> {
   if (typeof entry === 'object' && entry !== null) {
     const record = entry as { label?: unknown; connector?: unknown };
     if (typeof record.label !== 'string') {
-      throw new TypeError(`redialer: happyEyeballs() address ${String(index)} needs a string "label", got ${describeValue(record.label)}`);
+      throw new TypeError(
+        `redialer: happyEyeballs() address ${String(index)} needs a string "label", got ${describeValue(record.label)}`,
+      );
     }
     label = record.label;
     connector = record.connector;
   }
   if (typeof connector !== 'function') {
-    throw new TypeError(`redialer: happyEyeballs() address ${String(index)} must be a connector function, got ${describeValue(connector)}`);
+    throw new TypeError(
+      `redialer: happyEyeballs() address ${String(index)} must be a connector function, got ${describeValue(connector)}`,
+    );
   }
   return {
     label,
@@ -123,14 +127,21 @@ export function happyEyeballs<C>(
   options: HappyEyeballsOptions = {},
 ): HappyEyeballsConnector<C> {
   if (!Array.isArray(connectors) || connectors.length === 0) {
-    throw new TypeError(`redialer: happyEyeballs() needs a non-empty array of connectors, got ${describeValue(connectors)}`);
+    throw new TypeError(
+      `redialer: happyEyeballs() needs a non-empty array of connectors, got ${describeValue(connectors)}`,
+    );
   }
   const raw = checkOptionsObject('happyEyeballs options', options);
-  const requested = optionalNumber('attemptDelay', raw['attemptDelay'], ATTEMPT_DELAY.default, { min: 0, allowInfinity: true });
+  const requested = optionalNumber('attemptDelay', raw['attemptDelay'], ATTEMPT_DELAY.default, {
+    min: 0,
+    allowInfinity: true,
+  });
   const attemptDelay = Math.min(ATTEMPT_DELAY.max, Math.max(ATTEMPT_DELAY.min, requested));
   const policy = (raw['backoff'] ?? grpcBackoff()) as BackoffPolicy;
   if (typeof (policy as { first?: unknown }).first !== 'function') {
-    throw new TypeError(`redialer: option "backoff" must be a backoff policy (an object with first()), got ${describeValue(policy)}`);
+    throw new TypeError(
+      `redialer: option "backoff" must be a backoff policy (an object with first()), got ${describeValue(policy)}`,
+    );
   }
   const scheduler = optionalScheduler('scheduler', raw['scheduler'], asyncScheduler);
   const random = optionalFunction<RandomSource>('random', raw['random'], Math.random);
@@ -149,7 +160,12 @@ export function happyEyeballs<C>(
   const failed = (address: Address<C>, error: unknown, startedAt: number): unknown => {
     const now = scheduler.now();
     if (isPermanentError(error)) {
-      update(address, { state: 'failed', failures: address.snapshot.failures + 1, nextAttemptAt: Infinity, lastError: error });
+      update(address, {
+        state: 'failed',
+        failures: address.snapshot.failures + 1,
+        nextAttemptAt: Infinity,
+        lastError: error,
+      });
       return undefined;
     }
     let backoff: Backoff;
@@ -161,7 +177,9 @@ export function happyEyeballs<C>(
       return policyError;
     }
     if (typeof delay !== 'number' || Number.isNaN(delay)) {
-      return new RangeError(`redialer: the backoff policy returned ${describeValue(delay)} as a delay; expected a number of milliseconds`);
+      return new RangeError(
+        `redialer: the backoff policy returned ${describeValue(delay)} as a delay; expected a number of milliseconds`,
+      );
     }
     address.backoff = backoff;
     const hint = isRetryAfterError(error) ? now + error.delay : -Infinity;
@@ -181,7 +199,10 @@ export function happyEyeballs<C>(
     new Observable<C>((subscriber) => {
       if (context.attempt === 1) addresses.forEach(reset);
       const pending = addresses.filter((a) => a.snapshot.state !== 'failed');
-      const inFlight = new Map<Address<C>, { subscription: Subscription | undefined; controller: AbortController; startedAt: number }>();
+      const inFlight = new Map<
+        Address<C>,
+        { subscription: Subscription | undefined; controller: AbortController; startedAt: number }
+      >();
       const triedThisPass = new Set<Address<C>>();
       let winner: Address<C> | undefined;
       let timer: Subscription | undefined;
@@ -208,7 +229,14 @@ export function happyEyeballs<C>(
         const live = addresses.filter((a) => a.snapshot.state !== 'failed');
         if (live.length === 0) {
           const errors = addresses.map((a) => a.snapshot.lastError);
-          finish(permanent(new AggregateError(errors, `redialer: every address failed permanently (${addresses.map((a) => a.label).join(', ')})`)));
+          finish(
+            permanent(
+              new AggregateError(
+                errors,
+                `redialer: every address failed permanently (${addresses.map((a) => a.label).join(', ')})`,
+              ),
+            ),
+          );
           return;
         }
         const soonest = Math.min(...live.map((a) => a.snapshot.nextAttemptAt));
@@ -232,7 +260,11 @@ export function happyEyeballs<C>(
         update(address, { state: 'connecting' });
         let source: Observable<C>;
         try {
-          const result: unknown = address.connector({ attempt: address.snapshot.failures + 1, signal: controller.signal, timeoutAt: context.timeoutAt });
+          const result: unknown = address.connector({
+            attempt: address.snapshot.failures + 1,
+            signal: controller.signal,
+            timeoutAt: context.timeoutAt,
+          });
           source = toConnectorObservable<C>(result, `connector ${address.label}`);
         } catch (error) {
           onError(address, error);
@@ -336,10 +368,15 @@ export function happyEyeballs<C>(
         const cut = !done && winner === undefined && now >= context.timeoutAt;
         done = true;
         for (const [address, flight] of [...inFlight]) {
-          const reason = cut ? new ConnectTimeoutError(address.snapshot.failures + 1, now - flight.startedAt) : new ShutdownError();
+          const reason = cut
+            ? new ConnectTimeoutError(address.snapshot.failures + 1, now - flight.startedAt)
+            : new ShutdownError();
           drop(address, reason);
           if (cut) void failed(address, reason, flight.startedAt);
-          else update(address, { state: winner === address ? 'idle' : address.snapshot.nextAttemptAt > now ? 'backing-off' : 'idle' });
+          else
+            update(address, {
+              state: winner === address ? 'idle' : address.snapshot.nextAttemptAt > now ? 'backing-off' : 'idle',
+            });
         }
       };
     });

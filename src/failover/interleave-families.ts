@@ -26,7 +26,9 @@ export interface FamilyAddress {
  */
 export function interleaveFamilies<A extends FamilyAddress>(addresses: readonly A[], firstFamilyCount = 1): A[] {
   if (!Number.isInteger(firstFamilyCount) || firstFamilyCount < 1) {
-    throw new RangeError(`redialer: option "firstFamilyCount" must be an integer >= 1, got ${String(firstFamilyCount)}`);
+    throw new RangeError(
+      `redialer: option "firstFamilyCount" must be an integer >= 1, got ${String(firstFamilyCount)}`,
+    );
   }
   const first = addresses[0];
   if (first === undefined) return [];

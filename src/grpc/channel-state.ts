@@ -126,7 +126,10 @@ function resolveChannel(source: unknown): WatchableChannel {
  * channelState(client, { connect: true }).subscribe((state) => console.log(state));
  * ```
  */
-export function channelState(source: WatchableChannel | Pick<Client, 'getChannel'>, options: ChannelStateOptions = {}): Observable<ConnectivityState> {
+export function channelState(
+  source: WatchableChannel | Pick<Client, 'getChannel'>,
+  options: ChannelStateOptions = {},
+): Observable<ConnectivityState> {
   const raw = checkOptionsObject('channelState options', options);
   const connect = optionalBoolean('connect', raw['connect'], false);
   const channel = resolveChannel(source);

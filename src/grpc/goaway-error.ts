@@ -42,7 +42,8 @@ export class GoawayError extends Error {
     /** The frame's additional debug data (C-core sends "too_many_pings", "max_age"…), if any. */
     readonly debugData?: Uint8Array,
   ) {
-    const text = debugData === undefined || debugData.length === 0 ? '' : ` "${Buffer.from(debugData).toString('latin1')}"`;
+    const text =
+      debugData === undefined || debugData.length === 0 ? '' : ` "${Buffer.from(debugData).toString('latin1')}"`;
     super(
       errorCode === 0
         ? `the server closed the connection gracefully (GOAWAY NO_ERROR${text})`

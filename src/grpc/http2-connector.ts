@@ -58,13 +58,19 @@ export interface Http2ConnectorOptions extends KeepaliveOptions {
  * manager.connect();
  * ```
  */
-export function http2Connector(authority: string | URL, options: Http2ConnectorOptions = {}): Connector<ClientHttp2Session> {
+export function http2Connector(
+  authority: string | URL,
+  options: Http2ConnectorOptions = {},
+): Connector<ClientHttp2Session> {
   const raw = checkOptionsObject('http2Connector options', options);
   let url: URL;
   try {
     url = new URL(authority);
   } catch (cause) {
-    throw new TypeError(`redialer: http2Connector needs an absolute http: or https: URL, got ${describeValue(authority)}`, { cause });
+    throw new TypeError(
+      `redialer: http2Connector needs an absolute http: or https: URL, got ${describeValue(authority)}`,
+      { cause },
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new TypeError(`redialer: http2Connector needs an http: or https: URL, got ${JSON.stringify(url.href)}`);
@@ -114,7 +120,7 @@ export function http2Connector(authority: string | URL, options: Http2ConnectorO
       };
       // Count the streams opened on this session, so that PINGs are sent only while a call is open.
       const request = session.request.bind(session);
-      session.request = ((...args: Parameters<ClientHttp2Session['request']>) => {
+      session.request = (...args: Parameters<ClientHttp2Session['request']>) => {
         const stream = request(...args);
         openStreams += 1;
         stream.once('close', () => {
@@ -122,7 +128,7 @@ export function http2Connector(authority: string | URL, options: Http2ConnectorO
         });
         armKeepalive();
         return stream;
-      });
+      };
 
       session.once('remoteSettings', () => {
         established = true;
@@ -133,13 +139,18 @@ export function http2Connector(authority: string | URL, options: Http2ConnectorO
         goaway = true;
         const error = new GoawayError(errorCode, lastStreamId, opaqueData);
         // A graceful GOAWAY may say when to come back (redialer/server's drainHttp2: `retry-after=<ms>ms`).
-        const hint = errorCode === 0 && opaqueData !== undefined ? parseCloseReasonDelay(opaqueData.toString('latin1')) : undefined;
+        const hint =
+          errorCode === 0 && opaqueData !== undefined
+            ? parseCloseReasonDelay(opaqueData.toString('latin1'))
+            : undefined;
         fail(hint === undefined ? error : retryAfter(error, hint));
       });
       session.on('error', (error: Error) => {
         fail(
           new ConnectionClosedError(
-            established ? `the connection to ${server} failed: ${error.message}` : `could not connect to ${server}: ${error.message}`,
+            established
+              ? `the connection to ${server} failed: ${error.message}`
+              : `could not connect to ${server}: ${error.message}`,
             { cause: error },
           ),
         );
@@ -147,7 +158,9 @@ export function http2Connector(authority: string | URL, options: Http2ConnectorO
       session.once('close', () => {
         fail(
           new ConnectionClosedError(
-            established ? `the connection to ${server} closed` : `the connection to ${server} closed before the server's SETTINGS frame`,
+            established
+              ? `the connection to ${server} closed`
+              : `the connection to ${server} closed before the server's SETTINGS frame`,
           ),
         );
       });

@@ -43,11 +43,19 @@ export interface KeepaliveOptions {
 }
 
 /** The names of the {@link KeepaliveOptions}. */
-export const KEEPALIVE_OPTIONS = ['keepaliveTime', 'keepaliveTimeout', 'keepaliveWithoutCalls', 'minKeepaliveTime', 'log'] as const;
+export const KEEPALIVE_OPTIONS = [
+  'keepaliveTime',
+  'keepaliveTimeout',
+  'keepaliveWithoutCalls',
+  'minKeepaliveTime',
+  'log',
+] as const;
 
 /** The {@link KeepaliveOptions} among `options`. */
 export function pickKeepalive(options: KeepaliveOptions): KeepaliveOptions {
-  return Object.fromEntries(KEEPALIVE_OPTIONS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]));
+  return Object.fromEntries(
+    KEEPALIVE_OPTIONS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]),
+  );
 }
 
 /** Whether a GOAWAY is the server's "you ping too often" (ENHANCE_YOUR_CALM, debug data "too_many_pings"). */
@@ -67,8 +75,15 @@ export class KeepalivePolicy {
 
   /** Validates `raw` (the options object holding the {@link KeepaliveOptions}). */
   constructor(raw: Readonly<Record<string, unknown>>) {
-    const floor = optionalNumber('minKeepaliveTime', raw['minKeepaliveTime'], MIN_KEEPALIVE_TIME, { min: 1, max: MAX_DELAY_MS });
-    const time = optionalNumber('keepaliveTime', raw['keepaliveTime'], Infinity, { min: 1, max: MAX_DELAY_MS, allowInfinity: true });
+    const floor = optionalNumber('minKeepaliveTime', raw['minKeepaliveTime'], MIN_KEEPALIVE_TIME, {
+      min: 1,
+      max: MAX_DELAY_MS,
+    });
+    const time = optionalNumber('keepaliveTime', raw['keepaliveTime'], Infinity, {
+      min: 1,
+      max: MAX_DELAY_MS,
+      allowInfinity: true,
+    });
     this.time = Math.max(time, floor);
     this.timeout = optionalNumber('keepaliveTimeout', raw['keepaliveTimeout'], 20_000, { min: 1, max: MAX_DELAY_MS });
     this.withoutCalls = optionalBoolean('keepaliveWithoutCalls', raw['keepaliveWithoutCalls'], false);
@@ -76,9 +91,11 @@ export class KeepalivePolicy {
     if (log !== undefined && typeof log !== 'function') {
       throw new TypeError(`redialer: option "log" must be a function, got ${describeValue(log)}`);
     }
-    this.#log = (log as ((message: string) => void) | undefined) ?? ((message) => {
-      process.emitWarning(message, 'RedialerKeepaliveWarning');
-    });
+    this.#log =
+      (log as ((message: string) => void) | undefined) ??
+      ((message) => {
+        process.emitWarning(message, 'RedialerKeepaliveWarning');
+      });
   }
 
   /**

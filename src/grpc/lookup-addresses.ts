@@ -25,7 +25,10 @@ export interface LookupAddressesOptions {
  * const channel = new ManagedChannel(addresses.map((a) => hostPort(a.address, 50051)), credentials.createInsecure());
  * ```
  */
-export async function lookupAddresses(hostname: string, options: LookupAddressesOptions = {}): Promise<FamilyAddress[]> {
+export async function lookupAddresses(
+  hostname: string,
+  options: LookupAddressesOptions = {},
+): Promise<FamilyAddress[]> {
   if (typeof hostname !== 'string' || hostname === '') {
     throw new TypeError(`redialer: lookupAddresses() needs a host name, got ${describeValue(hostname)}`);
   }

@@ -71,7 +71,15 @@ export class ManagedCall implements GrpcCall {
    * Created by `ManagedChannel.createCall()`; the deadline timer runs from here, as in grpc-js.
    * @internal
    */
-  constructor(host: CallHost, method: string, deadline: Deadline, hostName: string | null | undefined, parent: ParentCall, flags: number | null | undefined, defaultWaitForReady: boolean) {
+  constructor(
+    host: CallHost,
+    method: string,
+    deadline: Deadline,
+    hostName: string | null | undefined,
+    parent: ParentCall,
+    flags: number | null | undefined,
+    defaultWaitForReady: boolean,
+  ) {
     this.#host = host;
     this.#method = method;
     this.#hostName = hostName;

@@ -57,7 +57,13 @@ import { ConnectionFailedError } from './connection-failed-error.js';
 import { GoawayError } from './goaway-error.js';
 import { grpcJsSessions } from './grpc-js-sessions.js';
 import { toGrpcState } from './grpc-connectivity.js';
-import { channelOptionNumber, KEEPALIVE_OPTIONS, KeepalivePolicy, type KeepaliveOptions, pickKeepalive } from './keepalive.js';
+import {
+  channelOptionNumber,
+  KEEPALIVE_OPTIONS,
+  KeepalivePolicy,
+  type KeepaliveOptions,
+  pickKeepalive,
+} from './keepalive.js';
 import { type SocketTracking, trackSockets } from './socket-tracker.js';
 import { without } from './without.js';
 import { type CallHost, ManagedCall } from './managed-call.js';
@@ -66,7 +72,8 @@ import { type CallHost, ManagedCall } from './managed-call.js';
  * Options of {@link ManagedChannel}: the manager's options (except the connector), keepalive as gRFC A8
  * specifies it (mapped onto grpc-js's `grpc.keepalive_*` options of each connection), and the channel's.
  */
-export interface ManagedChannelOptions extends Omit<ConnectionManagerOptions<GrpcChannel>, 'connector' | 'unref'>, KeepaliveOptions {
+export interface ManagedChannelOptions
+  extends Omit<ConnectionManagerOptions<GrpcChannel>, 'connector' | 'unref'>, KeepaliveOptions {
   /**
    * grpc-js channel options for each connection's channel (message sizes, TLS name override…).
    * `grpc.keepalive_time_ms`, `grpc.keepalive_timeout_ms` and `grpc.keepalive_permit_without_calls` are
@@ -125,7 +132,8 @@ function keepaliveFrom(raw: Readonly<Record<string, unknown>>, channelOptions: C
     ...raw,
     keepaliveTime: raw['keepaliveTime'] ?? (time === undefined || time <= 0 ? undefined : time),
     keepaliveTimeout: raw['keepaliveTimeout'] ?? (timeout === undefined || timeout <= 0 ? undefined : timeout),
-    keepaliveWithoutCalls: raw['keepaliveWithoutCalls'] ?? (permit === undefined ? undefined : permit === 1 || permit === true),
+    keepaliveWithoutCalls:
+      raw['keepaliveWithoutCalls'] ?? (permit === undefined ? undefined : permit === 1 || permit === true),
   });
 }
 
@@ -198,10 +206,16 @@ export function grpcChannelConnector(
           });
         } else if (phase === 'ready') {
           const cause = causeOf(tracking, goaway);
-          end(cause instanceof GoawayError ? cause : new ConnectionClosedError(
-            cause === undefined ? `the connection to ${target} was lost` : `the connection to ${target} was lost: ${cause.message}`,
-            { cause },
-          ));
+          end(
+            cause instanceof GoawayError
+              ? cause
+              : new ConnectionClosedError(
+                  cause === undefined
+                    ? `the connection to ${target} was lost`
+                    : `the connection to ${target} was lost: ${cause.message}`,
+                  { cause },
+                ),
+          );
         } else if (phase === 'settings' || state === 'TRANSIENT_FAILURE' || state === 'SHUTDOWN') {
           end(new ConnectionFailedError(target, state, causeOf(tracking, goaway), tracking.sockets.size > 0));
         }
@@ -252,15 +266,24 @@ export class ManagedChannel implements ChannelInterface {
    * pick_first does (see `happyEyeballs()`: a 250 ms stagger, first connection wins, a backoff per
    * address); `getTarget()` then returns the first.
    */
-  constructor(target: string | readonly string[], credentials: ChannelCredentials, options: ManagedChannelOptions = {}) {
+  constructor(
+    target: string | readonly string[],
+    credentials: ChannelCredentials,
+    options: ManagedChannelOptions = {},
+  ) {
     const targets: readonly unknown[] = Array.isArray(target) ? target : [target];
-    if (!Array.isArray(target) && typeof target !== 'string') throw new TypeError(`redialer: ManagedChannel needs a target string, got ${describeValue(target)}`);
+    if (!Array.isArray(target) && typeof target !== 'string')
+      throw new TypeError(`redialer: ManagedChannel needs a target string, got ${describeValue(target)}`);
     if (targets.length === 0 || targets.some((t) => typeof t !== 'string')) {
-      throw new TypeError(`redialer: ManagedChannel needs a target string or a non-empty array of them, got ${describeValue(target)}`);
+      throw new TypeError(
+        `redialer: ManagedChannel needs a target string or a non-empty array of them, got ${describeValue(target)}`,
+      );
     }
     // The same check grpc-js makes when it builds each connection's channel, made here so it fails now.
     if (!(credentials instanceof ChannelCredentials)) {
-      throw new TypeError(`redialer: ManagedChannel needs grpc-js ChannelCredentials (credentials.createInsecure(), createSsl()…), got ${describeValue(credentials)}`);
+      throw new TypeError(
+        `redialer: ManagedChannel needs grpc-js ChannelCredentials (credentials.createInsecure(), createSsl()…), got ${describeValue(credentials)}`,
+      );
     }
     const raw = checkOptionsObject('ManagedChannel options', options);
     this.#waitForReady = optionalBoolean('waitForReady', raw['waitForReady'], false);
@@ -269,10 +292,19 @@ export class ManagedChannel implements ChannelInterface {
     // Like grpc-js's own channels, a managed channel never holds the process open by itself.
     const unref = optionalBoolean('unref', raw['unref'], raw['scheduler'] === undefined);
     if (unref && raw['scheduler'] !== undefined) {
-      throw new TypeError('redialer: option "unref" applies to the default scheduler; with "scheduler", pass an unref\'d one');
+      throw new TypeError(
+        'redialer: option "unref" applies to the default scheduler; with "scheduler", pass an unref\'d one',
+      );
     }
     this.#scheduler = (raw['scheduler'] as SchedulerLike | undefined) ?? (unref ? unrefScheduler : asyncScheduler);
-    const managerOptions = without(options, 'channelOptions', 'waitForReady', 'unref', 'attemptDelay', ...KEEPALIVE_OPTIONS);
+    const managerOptions = without(
+      options,
+      'channelOptions',
+      'waitForReady',
+      'unref',
+      'attemptDelay',
+      ...KEEPALIVE_OPTIONS,
+    );
     const addresses = targets as readonly string[];
     const first = addresses[0] ?? '';
     this.#target = first;
@@ -281,8 +313,16 @@ export class ManagedChannel implements ChannelInterface {
       addresses.length === 1
         ? grpcChannelConnector(first, credentials, channelOptions, keepalive)
         : happyEyeballs(
-            addresses.map((address) => ({ label: address, connector: grpcChannelConnector(address, credentials, channelOptions, keepalive) })),
-            { attemptDelay: raw['attemptDelay'] as number | undefined, backoff: options.backoff, scheduler: this.#scheduler, random: options.random },
+            addresses.map((address) => ({
+              label: address,
+              connector: grpcChannelConnector(address, credentials, channelOptions, keepalive),
+            })),
+            {
+              attemptDelay: raw['attemptDelay'] as number | undefined,
+              backoff: options.backoff,
+              scheduler: this.#scheduler,
+              random: options.random,
+            },
           );
     this.manager = new ConnectionManager<GrpcChannel>({ ...managerOptions, scheduler: this.#scheduler, connector });
     this.state$ = this.manager.state$;
@@ -425,9 +465,16 @@ export class ManagedChannel implements ChannelInterface {
   }
 
   /** Creates a call that runs on the READY connection, waiting for one or failing fast as described above. */
-  createCall(method: string, deadline: Deadline, host: string | null | undefined, parentCall: Parameters<ChannelInterface['createCall']>[3], propagateFlags: number | null | undefined): ManagedCall {
+  createCall(
+    method: string,
+    deadline: Deadline,
+    host: string | null | undefined,
+    parentCall: Parameters<ChannelInterface['createCall']>[3],
+    propagateFlags: number | null | undefined,
+  ): ManagedCall {
     if (typeof method !== 'string') throw new TypeError('Channel#createCall: method must be a string');
-    if (!(typeof deadline === 'number' || deadline instanceof Date)) throw new TypeError('Channel#createCall: deadline must be a number or Date');
+    if (!(typeof deadline === 'number' || deadline instanceof Date))
+      throw new TypeError('Channel#createCall: deadline must be a number or Date');
     if (this.manager.snapshot.state === 'SHUTDOWN') throw new Error('Channel has been shut down');
     return new ManagedCall(this.#host, method, deadline, host, parentCall, propagateFlags, this.#waitForReady);
   }
@@ -453,8 +500,13 @@ function describeError(error: unknown): string {
  * });
  * ```
  */
-export function managedChannelFactory(options: ManagedChannelOptions = {}): (target: string, credentials: ChannelCredentials, channelOptions: ChannelOptions) => ManagedChannel {
+export function managedChannelFactory(
+  options: ManagedChannelOptions = {},
+): (target: string, credentials: ChannelCredentials, channelOptions: ChannelOptions) => ManagedChannel {
   checkOptionsObject('managedChannelFactory options', options);
   return (target, credentials, channelOptions) =>
-    new ManagedChannel(target, credentials, { ...options, channelOptions: { ...channelOptions, ...options.channelOptions } });
+    new ManagedChannel(target, credentials, {
+      ...options,
+      channelOptions: { ...channelOptions, ...options.channelOptions },
+    });
 }

@@ -23,7 +23,10 @@ import { without } from './without.js';
 export type ResponseStream<Res> = ClientReadableStream<Res> | ClientDuplexStream<never, Res>;
 
 /** Options of {@link ResilientStream}. */
-export interface ResilientStreamOptions<Req, Res> extends Omit<ConnectionManagerOptions<ResponseStream<Res>>, 'connector'> {
+export interface ResilientStreamOptions<Req, Res> extends Omit<
+  ConnectionManagerOptions<ResponseStream<Res>>,
+  'connector'
+> {
   /** Opens the stream for `request` (for bidi calls, also writes the request). Required. */
   readonly open: (request: Req, context: AttemptContext) => ResponseStream<Res>;
   /** Builds the request of each (re)open from the last message seen (`undefined` before the first). Required. */
@@ -41,12 +44,19 @@ export interface ResilientStreamOptions<Req, Res> extends Omit<ConnectionManager
   readonly minUptime?: number;
 }
 
-const STATUS_CODES = new Set<number>(Object.values(Status).filter((value): value is number => typeof value === 'number'));
+const STATUS_CODES = new Set<number>(
+  Object.values(Status).filter((value): value is number => typeof value === 'number'),
+);
 
 function checkStatuses(value: unknown): readonly Status[] {
   if (value === undefined) return [Status.UNAVAILABLE];
-  if (!Array.isArray(value) || !value.every((code): code is Status => typeof code === 'number' && STATUS_CODES.has(code))) {
-    throw new TypeError(`redialer: option "retryOn" must be an array of grpc status codes, got ${describeValue(value)}`);
+  if (
+    !Array.isArray(value) ||
+    !value.every((code): code is Status => typeof code === 'number' && STATUS_CODES.has(code))
+  ) {
+    throw new TypeError(
+      `redialer: option "retryOn" must be an array of grpc status codes, got ${describeValue(value)}`,
+    );
   }
   return Object.freeze([...value]);
 }
@@ -90,8 +100,12 @@ export class ResilientStream<Req, Res> {
     const raw = checkOptionsObject('ResilientStream options', options);
     const open = optionalFunction<ResilientStreamOptions<Req, Res>['open']>('open', raw['open']);
     const request = optionalFunction<ResilientStreamOptions<Req, Res>['request']>('request', raw['request']);
-    if (open === undefined) throw new TypeError('redialer: option "open" is required: a function that opens the stream');
-    if (request === undefined) throw new TypeError('redialer: option "request" is required: a function that builds the request from the last message');
+    if (open === undefined)
+      throw new TypeError('redialer: option "open" is required: a function that opens the stream');
+    if (request === undefined)
+      throw new TypeError(
+        'redialer: option "request" is required: a function that builds the request from the last message',
+      );
     const retryOn = checkStatuses(raw['retryOn']);
     const minUptime = optionalNumber('minUptime', raw['minUptime'], 0, { min: 0, max: 2 ** 31 - 1 });
     const managerOptions = without(options, 'open', 'request', 'retryOn');
@@ -124,7 +138,11 @@ export class ResilientStream<Req, Res> {
     this.manager.shutdown();
   }
 
-  #connector(open: ResilientStreamOptions<Req, Res>['open'], request: ResilientStreamOptions<Req, Res>['request'], retryOn: readonly Status[]): Connector<ResponseStream<Res>> {
+  #connector(
+    open: ResilientStreamOptions<Req, Res>['open'],
+    request: ResilientStreamOptions<Req, Res>['request'],
+    retryOn: readonly Status[],
+  ): Connector<ResponseStream<Res>> {
     return (context) =>
       new Observable<ResponseStream<Res>>((subscriber) => {
         let call: ResponseStream<Res>;

@@ -11,7 +11,13 @@
  */
 export { retry, type RetryOptions, type RetryAttemptContext, type AdaptiveTimeout } from './core/retry.js';
 export { resolveRetryPolicy, type RetryPolicyOptions, type ResolvedRetryPolicy } from './policy/retry-options.js';
-export { decideRetry, serverHint, type RetryDecision, type RetryLoopState, type DecisionEnv } from './policy/retry-decision.js';
+export {
+  decideRetry,
+  serverHint,
+  type RetryDecision,
+  type RetryLoopState,
+  type DecisionEnv,
+} from './policy/retry-decision.js';
 export { RetryError, isRetryError, type GiveUpReason } from './core/retry-error.js';
 export { AttemptTimeoutError, isAttemptTimeoutError } from './timeouts/attempt-timeout-error.js';
 export { markRetriesExhausted, isRetriesExhausted } from './core/retries-exhausted.js';
@@ -32,7 +38,13 @@ export {
   type ClassifierOptions,
   type SentVerdict,
 } from './classification/classify.js';
-export { GrpcStatus, grpcStatusName, toGrpcStatusCode, type GrpcStatusCode, type GrpcStatusName } from './classification/grpc-status.js';
+export {
+  GrpcStatus,
+  grpcStatusName,
+  toGrpcStatusCode,
+  type GrpcStatusCode,
+  type GrpcStatusName,
+} from './classification/grpc-status.js';
 export { parseRetryAfter, readRetryAfter, parseHttpDate } from './hints/retry-after.js';
 export { readHeader, type HeaderSource } from './hints/header-lookup.js';
 export { parseGrpcPushback, readGrpcPushback, GRPC_PUSHBACK_KEY, type GrpcPushback } from './hints/grpc-pushback.js';
@@ -107,4 +119,9 @@ export {
   type FailoverAttemptContext,
   type ProviderSnapshot,
 } from './failover/failover.js';
-export { FailoverError, isFailoverError, type ProviderOutcome, type FailoverGiveUp } from './failover/failover-error.js';
+export {
+  FailoverError,
+  isFailoverError,
+  type ProviderOutcome,
+  type FailoverGiveUp,
+} from './failover/failover-error.js';

@@ -30,7 +30,12 @@ export interface AdmissionOptions {
 /** The part of a `ws` WebSocketServer that an admission gate uses. */
 export interface UpgradeServer<S> {
   /** Completes a WebSocket upgrade and hands over the socket. */
-  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, callback: (ws: S, request: IncomingMessage) => void): void;
+  handleUpgrade(
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    callback: (ws: S, request: IncomingMessage) => void,
+  ): void;
   /** Emits an admitted socket as a `connection`, as a `ws` server does itself. */
   emit(event: 'connection', ws: S, request: IncomingMessage): boolean;
 }
@@ -106,7 +111,9 @@ export function admission(options: AdmissionOptions): Admission {
       const verdict = admit();
       if (!verdict.admitted && refuseUpgrade === 'status-503') {
         const seconds = Math.max(1, Math.ceil(verdict.retryAfter / 1000));
-        socket.end(`HTTP/1.1 503 Service Unavailable\r\nRetry-After: ${String(seconds)}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+        socket.end(
+          `HTTP/1.1 503 Service Unavailable\r\nRetry-After: ${String(seconds)}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+        );
         return;
       }
       wss.handleUpgrade(request, socket, head, (ws) => {
@@ -117,7 +124,10 @@ export function admission(options: AdmissionOptions): Admission {
     http: (_request, response) => {
       const verdict = admit();
       if (verdict.admitted) return true;
-      response.writeHead(503, { 'Retry-After': String(Math.max(1, Math.ceil(verdict.retryAfter / 1000))), 'Content-Length': '0' });
+      response.writeHead(503, {
+        'Retry-After': String(Math.max(1, Math.ceil(verdict.retryAfter / 1000))),
+        'Content-Length': '0',
+      });
       response.end();
       return false;
     },

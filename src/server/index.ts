@@ -15,5 +15,12 @@ export {
   type DrainableSocket,
   type GoawaySession,
 } from './drain.js';
-export { admission, type Admission, type AdmissionOptions, type ClosableSocket, type UpgradeRefusal, type UpgradeServer } from './admission.js';
+export {
+  admission,
+  type Admission,
+  type AdmissionOptions,
+  type ClosableSocket,
+  type UpgradeRefusal,
+  type UpgradeServer,
+} from './admission.js';
 export { AdmissionGate, drainHint, type AdmissionVerdict } from './herd-plan.js';

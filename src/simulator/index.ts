@@ -20,7 +20,13 @@ export {
   type StormSeedsSummary,
   type SeedRange,
 } from './storm-seeds.js';
-export { type StormResult, type ReconnectTimes, summarizeStorm, timeToShare, type StormSummaryInput } from './storm-result.js';
+export {
+  type StormResult,
+  type ReconnectTimes,
+  summarizeStorm,
+  timeToShare,
+  type StormSummaryInput,
+} from './storm-result.js';
 export { StormServer, type Admission, type StormServerOptions, type StormDecision } from './storm-server.js';
 export { StormRecorder } from './storm-recorder.js';
 export type { StormPolicy, ClientReconnect, PeerRules } from './storm-policy.js';

@@ -78,7 +78,8 @@ export class PeerClient {
     if (this.#stopped) return;
     this.#step = this.#step === undefined ? this.backoff.first(this.random) : this.#step.next(this.random);
     const now = this.scheduler.now();
-    const at = this.rules.measuredFrom === 'failure' ? now + this.#step.delay : Math.max(now, startedAt + this.#step.delay);
+    const at =
+      this.rules.measuredFrom === 'failure' ? now + this.#step.delay : Math.max(now, startedAt + this.#step.delay);
     this.#arm(at - now, () => {
       this.#attempt();
     });

@@ -160,7 +160,9 @@ export function simulateStorm(options: StormOptions): StormResult {
   for (let client = 0; client < clients; client++) {
     const behaviour = makeClient(random);
     if (behaviour.rules !== undefined) {
-      const peer = new PeerClient(behaviour.rules, behaviour.backoff, scheduler, random, (answer) => dial(client, answer));
+      const peer = new PeerClient(behaviour.rules, behaviour.backoff, scheduler, random, (answer) =>
+        dial(client, answer),
+      );
       peers.push(peer);
       live.set(client, () => {
         peer.lost();
@@ -202,7 +204,18 @@ export function simulateStorm(options: StormOptions): StormResult {
       `redialer: policy "${policy.name}" made more than ${String(maxAttempts)} attempts (option "maxAttempts"); a policy that waits 0 ms between failures never lets the simulation end`,
     );
   }
-  return summarizeStorm({ policy, clients, outage, capacity, seed, latency, server: serverModel, serverHints, recorder, simulated: time - downAt });
+  return summarizeStorm({
+    policy,
+    clients,
+    outage,
+    capacity,
+    seed,
+    latency,
+    server: serverModel,
+    serverHints,
+    recorder,
+    simulated: time - downAt,
+  });
 }
 
 type Dial = (client: number, answer: (outcome: 'accepted' | Error) => void) => () => void;

@@ -70,7 +70,12 @@ export interface StormSummaryInput {
 }
 
 /** The time by which `share` of `clients` had reconnected, from sorted times; null if never. */
-export function timeToShare(sortedTimes: readonly number[], clients: number, share: number, origin: number): number | null {
+export function timeToShare(
+  sortedTimes: readonly number[],
+  clients: number,
+  share: number,
+  origin: number,
+): number | null {
   const needed = Math.max(1, Math.ceil(share * clients));
   const at = sortedTimes[needed - 1];
   return at === undefined ? null : at - origin;

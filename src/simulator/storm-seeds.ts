@@ -53,7 +53,12 @@ export function summarizeSeeds(results: readonly StormResult[]): StormSeedsSumma
   const first = results[0];
   if (first === undefined) throw new RangeError('redialer: summarizeSeeds needs at least one result');
   for (const r of results) {
-    if (r.policy !== first.policy || r.outage !== first.outage || r.clients !== first.clients || r.capacity !== first.capacity) {
+    if (
+      r.policy !== first.policy ||
+      r.outage !== first.outage ||
+      r.clients !== first.clients ||
+      r.capacity !== first.capacity
+    ) {
       throw new RangeError(`redialer: summarizeSeeds mixes scenarios (${first.policy} and ${r.policy})`);
     }
   }
@@ -119,6 +124,9 @@ export function stormSeedsRows(summaries: readonly StormSeedsSummary[]): string[
  * Formats summaries as an aligned text table or a Markdown table; each cell is the mean over seeds
  * with the range in brackets when the seeds differ.
  */
-export function stormSeedsTable(summaries: readonly StormSeedsSummary[], { markdown = false }: { readonly markdown?: boolean } = {}): string {
+export function stormSeedsTable(
+  summaries: readonly StormSeedsSummary[],
+  { markdown = false }: { readonly markdown?: boolean } = {},
+): string {
   return renderTable([STORM_SEEDS_COLUMNS.slice(), ...stormSeedsRows(summaries)], markdown);
 }

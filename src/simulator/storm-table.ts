@@ -48,7 +48,10 @@ export function stormRows(results: readonly StormResult[]): string[][] {
  * console.log(stormTable([simulateStorm({ policy: stormPolicy('full-jitter') })]));
  * ```
  */
-export function stormTable(results: readonly StormResult[], { markdown = false }: { readonly markdown?: boolean } = {}): string {
+export function stormTable(
+  results: readonly StormResult[],
+  { markdown = false }: { readonly markdown?: boolean } = {},
+): string {
   return renderTable([STORM_COLUMNS.slice(), ...stormRows(results)], markdown);
 }
 
@@ -62,6 +65,8 @@ export function renderTable(rows: readonly (readonly string[])[], markdown: bool
   const columns = rows[0]?.length ?? 0;
   const widths = Array.from({ length: columns }, (_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
   return rows
-    .map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  '))
+    .map((row) =>
+      row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  '),
+    )
     .join('\n');
 }

@@ -101,7 +101,10 @@ export interface FaultProxy {
  * proxy.resetAll();
  * ```
  */
-export async function startFaultProxy(target: { host?: string; port: number }, initial: Fault = { kind: 'pass' }): Promise<FaultProxy> {
+export async function startFaultProxy(
+  target: { host?: string; port: number },
+  initial: Fault = { kind: 'pass' },
+): Promise<FaultProxy> {
   const { host, port: targetPort } = checkTarget(target);
   let fault: Fault = checkFault(initial, 'initial');
   const sockets = new Set<Socket>();
@@ -226,7 +229,10 @@ export async function startFaultProxy(target: { host?: string; port: number }, i
       const s = server;
       server = undefined;
       if (s === undefined) resolve();
-      else if (waitForConnections) s.close(() => { resolve(); });
+      else if (waitForConnections)
+        s.close(() => {
+          resolve();
+        });
       else {
         s.close();
         setImmediate(resolve);

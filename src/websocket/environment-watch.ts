@@ -41,7 +41,11 @@ export function isOffline(env: EnvironmentLike | undefined): boolean {
 /** Listens for `online`, `offline` and `visibilitychange`; returns the function that removes them all. */
 export function watchEnvironment(env: EnvironmentLike | undefined, handlers: EnvironmentHandlers): () => void {
   const stops: (() => void)[] = [];
-  if (env !== undefined && typeof env.addEventListener === 'function' && typeof env.removeEventListener === 'function') {
+  if (
+    env !== undefined &&
+    typeof env.addEventListener === 'function' &&
+    typeof env.removeEventListener === 'function'
+  ) {
     const onOnline = (): void => {
       handlers.online();
     };

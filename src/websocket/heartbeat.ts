@@ -56,7 +56,11 @@ interface ProtocolPingSocket {
 
 function hasProtocolPing(socket: WebSocketLike): socket is WebSocketLike & ProtocolPingSocket {
   const candidate = socket as Partial<ProtocolPingSocket>;
-  return typeof candidate.ping === 'function' && typeof candidate.on === 'function' && typeof candidate.removeListener === 'function';
+  return (
+    typeof candidate.ping === 'function' &&
+    typeof candidate.on === 'function' &&
+    typeof candidate.removeListener === 'function'
+  );
 }
 
 /** What a heartbeat needs besides its settings. */

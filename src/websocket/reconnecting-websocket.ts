@@ -29,7 +29,11 @@ import {
   abnormalClose,
   createWebSocketConnector,
 } from './websocket-connector.js';
-import { type ReconnectingWebSocketOptions, type ResolvedWebSocketOptions, resolveWebSocketOptions } from './websocket-options.js';
+import {
+  type ReconnectingWebSocketOptions,
+  type ResolvedWebSocketOptions,
+  resolveWebSocketOptions,
+} from './websocket-options.js';
 import {
   type CloseEventLike,
   type ErrorEventLike,
@@ -219,17 +223,28 @@ export class ReconnectingWebSocket {
    * `url` is a URL, a function returning one, or several URLs of the same service: those are raced as
    * `happyEyeballs()` races addresses (a 250 ms stagger, first open wins, a backoff per URL).
    */
-  constructor(url: UrlProvider | readonly string[], protocols?: string | string[] | null, options?: ReconnectingWebSocketOptions) {
+  constructor(
+    url: UrlProvider | readonly string[],
+    protocols?: string | string[] | null,
+    options?: ReconnectingWebSocketOptions,
+  ) {
     const several = Array.isArray(url);
-    if (several ? url.length === 0 || url.some((u) => typeof u !== 'string') : typeof url !== 'string' && typeof url !== 'function') {
-      throw new TypeError(`redialer: url must be a string, a function returning one, or a non-empty array of strings, got ${typeof url}`);
+    if (
+      several
+        ? url.length === 0 || url.some((u) => typeof u !== 'string')
+        : typeof url !== 'string' && typeof url !== 'function'
+    ) {
+      throw new TypeError(
+        `redialer: url must be a string, a function returning one, or a non-empty array of strings, got ${typeof url}`,
+      );
     }
     if (protocols !== undefined && protocols !== null && typeof protocols !== 'string' && !Array.isArray(protocols)) {
       throw new TypeError(`redialer: protocols must be a string or an array of strings, got ${typeof protocols}`);
     }
     this.#url = url;
     // reconnecting-websocket passes protocols only when given; null or an empty list means none.
-    this.#protocols = protocols === null || (Array.isArray(protocols) && protocols.length === 0) ? undefined : protocols;
+    this.#protocols =
+      protocols === null || (Array.isArray(protocols) && protocols.length === 0) ? undefined : protocols;
     this.#options = resolveWebSocketOptions(options);
     this.#queue = new OutboundQueue(this.#options.maxEnqueuedMessages, this.#options.maxEnqueuedBytes);
     this.state$ = this.#subject.asObservable();
@@ -365,7 +380,11 @@ export class ReconnectingWebSocket {
     const manager = this.#manager;
     const state = this.#current.state;
     if (state === 'READY' || state === 'CONNECTING' || this.#current.pause !== undefined) {
-      this.#releasing = { kind: 'reconnect', ...(code === undefined ? {} : { code }), ...(reason === undefined ? {} : { reason }) };
+      this.#releasing = {
+        kind: 'reconnect',
+        ...(code === undefined ? {} : { code }),
+        ...(reason === undefined ? {} : { reason }),
+      };
       try {
         manager.idle();
       } finally {
@@ -422,7 +441,8 @@ export class ReconnectingWebSocket {
   ): void;
   removeEventListener<K extends EventType>(type: K, listener: Listener<ReconnectingWebSocketEventMap[K]>): void {
     const list = this.#listeners[type] as Registration[] | undefined;
-    for (const registration of list?.filter((r) => r.listener === listener) ?? []) this.#unregister(list ?? [], registration);
+    for (const registration of list?.filter((r) => r.listener === listener) ?? [])
+      this.#unregister(list ?? [], registration);
   }
 
   /** Calls the listeners of `event.type` (not the `on…` handler), as reconnecting-websocket does. */
@@ -440,11 +460,14 @@ export class ReconnectingWebSocket {
     const urls = this.#url;
     const manager = new ConnectionManager<WebSocketLike>({
       connector: isUrlList(urls)
-        ? happyEyeballs(urls.map((url) => ({ label: url, connector: connectorFor(url) })), {
-            backoff: options.backoff,
-            scheduler: options.scheduler,
-            random: options.random,
-          })
+        ? happyEyeballs(
+            urls.map((url) => ({ label: url, connector: connectorFor(url) })),
+            {
+              backoff: options.backoff,
+              scheduler: options.scheduler,
+              random: options.random,
+            },
+          )
         : connectorFor(urls),
       backoff: options.backoff,
       minConnectTimeout: options.connectionTimeout,
@@ -455,7 +478,8 @@ export class ReconnectingWebSocket {
       random: options.random,
       trace: (entry) => {
         options.trace?.(entry);
-        if (options.debug) console.debug(`redialer/websocket ${entry.from} -> ${entry.to} (${entry.event}): ${entry.detail}`);
+        if (options.debug)
+          console.debug(`redialer/websocket ${entry.from} -> ${entry.to} (${entry.event}): ${entry.detail}`);
       },
     });
     this.#manager = manager;
@@ -596,7 +620,13 @@ export class ReconnectingWebSocket {
     if (manager.state !== 'CONNECTING' && isConnectTimeoutError(manager.lastError)) {
       // reconnecting-websocket's TIMEOUT error, then a close.
       const timeout = new Error('TIMEOUT');
-      return { mode: 'now', events: [['error', { type: 'error', message: timeout.message, error: timeout }], ['close', abnormalClose('timeout')]] };
+      return {
+        mode: 'now',
+        events: [
+          ['error', { type: 'error', message: timeout.message, error: timeout }],
+          ['close', abnormalClose('timeout')],
+        ],
+      };
     }
     // A socket that lost a race of several URLs (another one opened first): dropped quietly.
     return { mode: 'now', events: [] };
@@ -636,11 +666,16 @@ export class ReconnectingWebSocket {
     if (!this.#options.retryOnVisible) return;
     const snapshot = this.#current;
     if (snapshot.state !== 'TRANSIENT_FAILURE' || isRetryAfterError(snapshot.lastError)) return;
-    if (snapshot.nextAttemptAt - this.#options.scheduler.now() > this.#options.visibleRetryThreshold) manager.resetBackoff();
+    if (snapshot.nextAttemptAt - this.#options.scheduler.now() > this.#options.visibleRetryThreshold)
+      manager.resetBackoff();
   }
 
   #flush(socket: WebSocketLike): void {
-    for (let item = this.#queue.peek(); item !== undefined && socket.readyState === ReadyState.OPEN; item = this.#queue.peek()) {
+    for (
+      let item = this.#queue.peek();
+      item !== undefined && socket.readyState === ReadyState.OPEN;
+      item = this.#queue.peek()
+    ) {
       socket.send(item.data);
       this.#queue.shift();
     }
@@ -684,7 +719,10 @@ export class ReconnectingWebSocket {
 
 /** The close code and reason of a release, without undefined members. */
 function pick(release: { readonly code?: number; readonly reason?: string }): { code?: number; reason?: string } {
-  return { ...(release.code === undefined ? {} : { code: release.code }), ...(release.reason === undefined ? {} : { reason: release.reason }) };
+  return {
+    ...(release.code === undefined ? {} : { code: release.code }),
+    ...(release.reason === undefined ? {} : { reason: release.reason }),
+  };
 }
 
 // `[Symbol.dispose]()` is `close()`, for `using` declarations; typed where the consumer's lib has it.

@@ -86,7 +86,12 @@ export function abnormalClose(reason = ''): CloseEventLike {
 }
 
 /** Closes `socket` unless it is already closing; `terminate` (ws) also drops the TCP connection at once. */
-function closeSocket(socket: WebSocketLike, code: number | undefined, reason: string | undefined, terminate = false): void {
+function closeSocket(
+  socket: WebSocketLike,
+  code: number | undefined,
+  reason: string | undefined,
+  terminate = false,
+): void {
   try {
     if (socket.readyState !== ReadyState.CLOSING && socket.readyState !== ReadyState.CLOSED) socket.close(code, reason);
     const ws = socket as WebSocketLike & { terminate?: () => void };
@@ -143,7 +148,10 @@ export function createWebSocketConnector(config: WebSocketConnectorConfig): Conn
         const close = abnormalClose();
         stopListening();
         closeSocket(socket, undefined, undefined);
-        end(hooks.ended(close, event, opened), [['error', event], ['close', close]]);
+        end(hooks.ended(close, event, opened), [
+          ['error', event],
+          ['close', close],
+        ]);
       };
       const onClose = (event: CloseEventLike): void => {
         stopListening();
@@ -169,7 +177,9 @@ export function createWebSocketConnector(config: WebSocketConnectorConfig): Conn
       const start = (url: unknown): void => {
         if (subscriber.closed) return;
         if (typeof url !== 'string') {
-          subscriber.error(permanent(new TypeError(`redialer: the url provider must return a string, got ${typeof url}`)));
+          subscriber.error(
+            permanent(new TypeError(`redialer: the url provider must return a string, got ${typeof url}`)),
+          );
           return;
         }
         try {

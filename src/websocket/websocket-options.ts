@@ -125,7 +125,6 @@ export const WEBSOCKET_DEFAULTS = Object.freeze({
   heartbeatTimeout: 20_000,
 });
 
-
 /** The options after validation. */
 export interface ResolvedWebSocketOptions {
   readonly WebSocket: WebSocketConstructor;
@@ -188,10 +187,14 @@ function resolveHeartbeat(value: unknown): HeartbeatConfig | undefined {
 function resolveCodes(value: unknown): readonly number[] {
   if (value === undefined) return DEFAULT_PERMANENT_CLOSE_CODES;
   if (!Array.isArray(value)) {
-    throw new TypeError(`redialer: option "permanentCloseCodes" must be an array of close codes, got ${describeValue(value)}`);
+    throw new TypeError(
+      `redialer: option "permanentCloseCodes" must be an array of close codes, got ${describeValue(value)}`,
+    );
   }
   return Object.freeze(
-    value.map((code: unknown, i) => checkNumber(`permanentCloseCodes[${String(i)}]`, code, { min: 1000, max: 4999, integer: true })),
+    value.map((code: unknown, i) =>
+      checkNumber(`permanentCloseCodes[${String(i)}]`, code, { min: 1000, max: 4999, integer: true }),
+    ),
   );
 }
 
@@ -201,17 +204,38 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
   const d = WEBSOCKET_DEFAULTS;
   // As in reconnecting-websocket, a lone maxReconnectionDelay caps every wait: the default minimum
   // follows it down.
-  const givenMax = optionalNumber('maxReconnectionDelay', raw['maxReconnectionDelay'], Infinity, { min: 0, max: MAX_DELAY_MS });
-  const minDelay = optionalNumber('minReconnectionDelay', raw['minReconnectionDelay'], Math.min(d.minReconnectionDelay, givenMax), {
+  const givenMax = optionalNumber('maxReconnectionDelay', raw['maxReconnectionDelay'], Infinity, {
     min: 0,
     max: MAX_DELAY_MS,
   });
-  const maxDelay = optionalNumber('maxReconnectionDelay', raw['maxReconnectionDelay'], Math.max(d.maxReconnectionDelay, minDelay), {
-    min: minDelay,
-    max: MAX_DELAY_MS,
+  const minDelay = optionalNumber(
+    'minReconnectionDelay',
+    raw['minReconnectionDelay'],
+    Math.min(d.minReconnectionDelay, givenMax),
+    {
+      min: 0,
+      max: MAX_DELAY_MS,
+    },
+  );
+  const maxDelay = optionalNumber(
+    'maxReconnectionDelay',
+    raw['maxReconnectionDelay'],
+    Math.max(d.maxReconnectionDelay, minDelay),
+    {
+      min: minDelay,
+      max: MAX_DELAY_MS,
+    },
+  );
+  const multiplier = optionalNumber(
+    'reconnectionDelayGrowFactor',
+    raw['reconnectionDelayGrowFactor'],
+    d.reconnectionDelayGrowFactor,
+    { min: 1 },
+  );
+  const jitter = optionalNumber('reconnectionDelayJitter', raw['reconnectionDelayJitter'], d.reconnectionDelayJitter, {
+    min: 0,
+    max: 1,
   });
-  const multiplier = optionalNumber('reconnectionDelayGrowFactor', raw['reconnectionDelayGrowFactor'], d.reconnectionDelayGrowFactor, { min: 1 });
-  const jitter = optionalNumber('reconnectionDelayJitter', raw['reconnectionDelayJitter'], d.reconnectionDelayJitter, { min: 0, max: 1 });
   const scheduler = optionalScheduler('scheduler', raw['scheduler'], asyncScheduler);
   const environment: unknown = raw['environment'] ?? globalThis;
   if (typeof environment !== 'object' || environment === null) {
@@ -224,25 +248,40 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
     maxDelay,
     jitter,
     minUptime: optionalNumber('minUptime', raw['minUptime'], d.minUptime, { min: 0, max: MAX_DELAY_MS }),
-    connectionTimeout: optionalNumber('connectionTimeout', raw['connectionTimeout'], d.connectionTimeout, { min: 0, max: MAX_DELAY_MS }),
-    maxRetries: optionalNumber('maxRetries', raw['maxRetries'], d.maxRetries, { min: 0, integer: true, allowInfinity: true }),
+    connectionTimeout: optionalNumber('connectionTimeout', raw['connectionTimeout'], d.connectionTimeout, {
+      min: 0,
+      max: MAX_DELAY_MS,
+    }),
+    maxRetries: optionalNumber('maxRetries', raw['maxRetries'], d.maxRetries, {
+      min: 0,
+      integer: true,
+      allowInfinity: true,
+    }),
     serverHints: optionalChoice('serverHints', raw['serverHints'], SERVER_HINT_MODES, 'at-least'),
     maxEnqueuedMessages: optionalNumber('maxEnqueuedMessages', raw['maxEnqueuedMessages'], d.maxEnqueuedMessages, {
       min: 0,
       integer: true,
       allowInfinity: true,
     }),
-    maxEnqueuedBytes: optionalNumber('maxEnqueuedBytes', raw['maxEnqueuedBytes'], d.maxEnqueuedBytes, { min: 0, allowInfinity: true }),
+    maxEnqueuedBytes: optionalNumber('maxEnqueuedBytes', raw['maxEnqueuedBytes'], d.maxEnqueuedBytes, {
+      min: 0,
+      allowInfinity: true,
+    }),
     startClosed: optionalBoolean('startClosed', raw['startClosed'], false),
     debug: optionalBoolean('debug', raw['debug'], false),
     permanentCloseCodes: resolveCodes(raw['permanentCloseCodes']),
     shouldReconnect: optionalFunction('shouldReconnect', raw['shouldReconnect']),
     pauseWhileOffline: optionalBoolean('pauseWhileOffline', raw['pauseWhileOffline'], true),
     retryOnVisible: optionalBoolean('retryOnVisible', raw['retryOnVisible'], true),
-    visibleRetryThreshold: optionalNumber('visibleRetryThreshold', raw['visibleRetryThreshold'], d.visibleRetryThreshold, {
-      min: 0,
-      allowInfinity: true,
-    }),
+    visibleRetryThreshold: optionalNumber(
+      'visibleRetryThreshold',
+      raw['visibleRetryThreshold'],
+      d.visibleRetryThreshold,
+      {
+        min: 0,
+        allowInfinity: true,
+      },
+    ),
     heartbeat: resolveHeartbeat(raw['heartbeat']),
     environment: environment,
     scheduler,

@@ -31,14 +31,22 @@ describe('episode jitter (the default)', () => {
 
   it('is the default, and a fresh first() starts a new episode with a new draw', () => {
     const policy = grpcBackoff();
-    const a = policy.first(() => 0).next(() => 0).next(() => 1);
-    const b = policy.first(() => 1).next(() => 1).next(() => 0);
+    const a = policy
+      .first(() => 0)
+      .next(() => 0)
+      .next(() => 1);
+    const b = policy
+      .first(() => 1)
+      .next(() => 1)
+      .next(() => 0);
     expect(a.delay).toBeCloseTo(2560 * 0.8, 9);
     expect(b.delay).toBeCloseTo(2560 * 1.2, 9);
   });
 
   it('is immutable: the same step gives the same next step whatever is drawn', () => {
-    const second = grpcBackoff().first(() => 0.5).next(() => 0.75);
+    const second = grpcBackoff()
+      .first(() => 0.5)
+      .next(() => 0.75);
     expect(second.next(() => 0).delay).toBeCloseTo(second.next(() => 1).delay, 9);
   });
 

@@ -44,7 +44,9 @@ describe('grpcBackoff', () => {
   it('does not compound jitter: the un-jittered base grows by exactly x1.6 whatever was drawn', () => {
     // grpc-js multiplies the jittered delay again; here wait 3 stays within 2048-3072 ms even after a
     // high draw for wait 2.
-    const b2 = grpcBackoff({ jitterMode: 'independent' }).first(() => 1).next(() => 1);
+    const b2 = grpcBackoff({ jitterMode: 'independent' })
+      .first(() => 1)
+      .next(() => 1);
     expect(b2.delay).toBeCloseTo(1920, 9);
     expect(b2.next(() => 0).delay).toBeCloseTo(2048, 9);
     expect(b2.next(() => 1).delay).toBeCloseTo(3072, 9);
@@ -80,7 +82,7 @@ describe('exponentialBackoff', () => {
     ['none', 0.3, [100, 200, 400, 800, 1000, 1000]],
     ['full', 0.5, [50, 100, 200, 400, 500, 500]],
     ['equal', 0.5, [75, 150, 300, 600, 750, 750]],
-  ] as const)('%s jitter follows Brooker\'s formula (random = %s)', (jitter, r, expected) => {
+  ] as const)("%s jitter follows Brooker's formula (random = %s)", (jitter, r, expected) => {
     const policy = exponentialBackoff({ initialDelay: 100, maxDelay: 1000, jitter });
     expect(delays(policy, 6, () => r)).toEqual(expected);
   });
@@ -117,7 +119,11 @@ describe('exponentialBackoff', () => {
         fc.double({ min: 1, max: 1e300, noNaN: true }),
         fc.double({ min: 0, max: 1, noNaN: true }),
         (values, initialBackoff, multiplier, jitter) => {
-          const ds = delays(grpcBackoff({ initialBackoff, multiplier, jitter, maxBackoff: Infinity }), 10_000, cyclic(values));
+          const ds = delays(
+            grpcBackoff({ initialBackoff, multiplier, jitter, maxBackoff: Infinity }),
+            10_000,
+            cyclic(values),
+          );
           return ds.every((d) => Number.isFinite(d) && d >= 0 && d <= MAX_DELAY_MS);
         },
       ),
@@ -144,6 +150,10 @@ describe('a hand-written policy', () => {
 
 describe('random source validation', () => {
   it.each([NaN, -0.1, 1.5, Infinity])('a random source returning %s is rejected with a RangeError naming it', (r) => {
-    expect(() => grpcBackoff().first(() => r).next(() => r)).toThrow(/option "random" must return a number in \[0, 1\]/);
+    expect(() =>
+      grpcBackoff()
+        .first(() => r)
+        .next(() => r),
+    ).toThrow(/option "random" must return a number in \[0, 1\]/);
   });
 });

@@ -22,18 +22,33 @@ describe('the AWS optimistic-concurrency model', () => {
     // Both read version 0 (server at 10 ms), both write at 30 ms: A wins, B conflicts and hears at 40 ms,
     // re-reads (server 50 ms), writes (server 70 ms) and hears of its success at 80 ms.
     const writes: number[] = [];
-    const r = runOcc({ clients: 2, policy: constantBackoff(0), random: () => 0.5, delay: fixedDelay, onWrite: (t) => writes.push(t) });
+    const r = runOcc({
+      clients: 2,
+      policy: constantBackoff(0),
+      random: () => 0.5,
+      delay: fixedDelay,
+      onWrite: (t) => writes.push(t),
+    });
     expect(r).toEqual({ calls: 3, conflicts: 1, completion: 80 });
     expect(writes).toEqual([30, 30, 70]);
   });
 
   it('the loser sleeps its backoff before the re-read (10 ms: done at 90 ms)', () => {
-    const r = runOcc({ clients: 2, policy: exponentialBackoff({ initialDelay: 10, maxDelay: 2000, jitter: 'none' }), random: () => 0.5, delay: fixedDelay });
+    const r = runOcc({
+      clients: 2,
+      policy: exponentialBackoff({ initialDelay: 10, maxDelay: 2000, jitter: 'none' }),
+      random: () => 0.5,
+      delay: fixedDelay,
+    });
     expect(r).toEqual({ calls: 3, conflicts: 1, completion: 90 });
   });
 
   it('one client never conflicts', () => {
-    expect(runOcc({ clients: 1, policy: constantBackoff(0), random: () => 0.5, delay: fixedDelay })).toEqual({ calls: 1, conflicts: 0, completion: 40 });
+    expect(runOcc({ clients: 1, policy: constantBackoff(0), random: () => 0.5, delay: fixedDelay })).toEqual({
+      calls: 1,
+      conflicts: 0,
+      completion: 40,
+    });
   });
 
   it('every client eventually writes once: calls = N + conflicts', () => {
@@ -43,7 +58,7 @@ describe('the AWS optimistic-concurrency model', () => {
     }
   });
 
-  it('uses the post\'s waits: 10, 20, 40 ms ... capped at 2 s for un-jittered backoff', () => {
+  it("uses the post's waits: 10, 20, 40 ms ... capped at 2 s for un-jittered backoff", () => {
     const expo = AWS_STRATEGIES.find((s) => s.name === 'exponential')!.policy;
     let step = expo.first(() => 0.5);
     const waits = [step.delay];

@@ -34,7 +34,12 @@ function managerStarts(policy: StormPolicy, seed: number): number[] {
     if (n === 1 || n === 8) attempt.establish('c');
     else attempt.fail(new Error('refused'));
   });
-  const manager = new ConnectionManager({ connector: fake.connector, backoff: client.backoff, scheduler: clock.scheduler, random });
+  const manager = new ConnectionManager({
+    connector: fake.connector,
+    backoff: client.backoff,
+    scheduler: clock.scheduler,
+    random,
+  });
   manager.connect();
   clock.advanceBy(10_000);
   fake.attempts[0]?.fail(new Error('lost'));
@@ -45,35 +50,38 @@ function managerStarts(policy: StormPolicy, seed: number): number[] {
   return starts;
 }
 
-describe.each(REAL_PEERS.map((real) => [real.name, model(real.name), real] as const))('the %s formula model', (_name, formula, real) => {
-  it('has the same rules as the benchmark’s real code', () => {
-    const random = seededRandom(1);
-    expect(real.forClient(random).rules).toEqual(formula.forClient(random).rules);
-    expect(real.description.startsWith(formula.description)).toBe(true);
-  });
+describe.each(REAL_PEERS.map((real) => [real.name, model(real.name), real] as const))(
+  'the %s formula model',
+  (_name, formula, real) => {
+    it('has the same rules as the benchmark’s real code', () => {
+      const random = seededRandom(1);
+      expect(real.forClient(random).rules).toEqual(formula.forClient(random).rules);
+      expect(real.description.startsWith(formula.description)).toBe(true);
+    });
 
-  it('gives the same storm as the library’s own code, refused or stalled, for several seeds', () => {
-    for (const seed of [1, 2, 3]) {
-      for (const server of ['refuse', 'stall'] as const) {
-        const options = { clients: 150, outage: 25_000, capacity: 15, seed, server, horizon: 400_000 };
-        const expected = simulateStorm({ policy: real, ...options });
-        const actual = simulateStorm({ policy: formula, ...options });
-        expect({ ...actual, description: '' }).toEqual({ ...expected, description: '' });
+    it('gives the same storm as the library’s own code, refused or stalled, for several seeds', () => {
+      for (const seed of [1, 2, 3]) {
+        for (const server of ['refuse', 'stall'] as const) {
+          const options = { clients: 150, outage: 25_000, capacity: 15, seed, server, horizon: 400_000 };
+          const expected = simulateStorm({ policy: real, ...options });
+          const actual = simulateStorm({ policy: formula, ...options });
+          expect({ ...actual, description: '' }).toEqual({ ...expected, description: '' });
+        }
       }
-    }
-  });
+    });
 
-  it('gives the same waits when a manager drives it over two reconnect cycles', () => {
-    for (const seed of [1, 42]) {
-      const expected = managerStarts(real, seed);
-      const actual = managerStarts(formula, seed);
-      expect(actual.length).toBe(expected.length);
-      actual.forEach((t, i) => {
-        expect(t, `attempt ${String(i + 1)}`).toBeCloseTo(expected[i] ?? NaN, 6);
-      });
-    }
-  });
-});
+    it('gives the same waits when a manager drives it over two reconnect cycles', () => {
+      for (const seed of [1, 42]) {
+        const expected = managerStarts(real, seed);
+        const actual = managerStarts(formula, seed);
+        expect(actual.length).toBe(expected.length);
+        actual.forEach((t, i) => {
+          expect(t, `attempt ${String(i + 1)}`).toBeCloseTo(expected[i] ?? NaN, 6);
+        });
+      }
+    });
+  },
+);
 
 describe('the benchmark’s contestants', () => {
   it('are the shipped catalog, in its order, with each peer replaced by its real code', () => {

@@ -9,7 +9,15 @@ describe('bench support', () => {
   it('the event queue pops by time, then in insertion order', () => {
     const q = new EventQueue();
     const log: string[] = [];
-    for (const [t, name] of [[5, 'a'], [1, 'b'], [5, 'c'], [3, 'd'], [1, 'e'], [0, 'f']] as const) q.push(t, () => log.push(name));
+    for (const [t, name] of [
+      [5, 'a'],
+      [1, 'b'],
+      [5, 'c'],
+      [3, 'd'],
+      [1, 'e'],
+      [0, 'f'],
+    ] as const)
+      q.push(t, () => log.push(name));
     for (let e = q.pop(); e !== undefined; e = q.pop()) e.event();
     expect(log).toEqual(['f', 'b', 'e', 'd', 'a', 'c']);
   });
@@ -38,7 +46,9 @@ describe('bench support', () => {
   it('a partial run replaces only its own sections of the generated block', () => {
     const doc = `# B\n\n${START}\nMeasured then.\n\n### 1. A\n\nold a\n\n### 2. B\n\nold b\n#### B.1\nold b1\n\n### 3. C\n\nold c\n\n${END}\n\n## kept\n`;
     const out = spliceSections(doc, ['### 2. B\n\nnew b', '### 3. C\n\nnew c']);
-    expect(out).toBe(`# B\n\n${START}\nMeasured then.\n\n### 1. A\n\nold a\n\n### 2. B\n\nnew b\n\n### 3. C\n\nnew c\n\n${END}\n\n## kept\n`);
+    expect(out).toBe(
+      `# B\n\n${START}\nMeasured then.\n\n### 1. A\n\nold a\n\n### 2. B\n\nnew b\n\n### 3. C\n\nnew c\n\n${END}\n\n## kept\n`,
+    );
     expect(() => spliceSections(doc, ['### 9. Z\n'])).toThrow(/no section 9/);
   });
 });

@@ -15,7 +15,6 @@ import { hasChromium, launchChromium, noticeIfNoChromium } from '../support/chro
 
 noticeIfNoChromium("the dashboard's headless Chromium test");
 
-
 interface Badge {
   state: string;
   attempt: number;
@@ -58,10 +57,15 @@ const countdown = async (page: Page, id: string): Promise<number> => {
 async function retryNow(page: Page, id: string): Promise<[number, number]> {
   const before = await badge(page, id);
   const scheduled = before!.nextAttemptAt!;
-  const seen = await page.evaluate((which) => (window as unknown as DemoWindow).redialerDemo.history[which]!.length, id);
+  const seen = await page.evaluate(
+    (which) => (window as unknown as DemoWindow).redialerDemo.history[which]!.length,
+    id,
+  );
   await page.click(`.card[data-client="${id}"] button.retry`);
   const started = await page.waitForFunction(
-    ([which, from]) => (window as unknown as DemoWindow).redialerDemo.history[which]!.slice(from).find((h) => h.state === 'CONNECTING')?.at,
+    ([which, from]) =>
+      (window as unknown as DemoWindow).redialerDemo.history[which]!.slice(from).find((h) => h.state === 'CONNECTING')
+        ?.at,
     [id, seen] as const,
     { timeout: 10_000, polling: 20 },
   );
@@ -128,14 +132,20 @@ describe.skipIf(!hasChromium)('the dashboard in headless Chromium', () => {
     const logLines = ((await page.textContent('#log')) ?? '').split('\n');
     expect(logLines.length).toBeGreaterThan(0);
     for (const line of logLines) expect(line).toMatch(/^ *\d+\.\d\d s {2}\S/);
-    for (const meta of await page.locator('.card .meta').allTextContents()) expect(meta).not.toMatch(/\b1 (attempts|backoff resets)\b/);
+    for (const meta of await page.locator('.card .meta').allTextContents())
+      expect(meta).not.toMatch(/\b1 (attempts|backoff resets)\b/);
 
     // The demo server goes away: the page's badge leaves READY and counts down to its next attempt.
     await demo!.dashboard.pause();
     await waitForState(page, 'page', 'TRANSIENT_FAILURE');
     // Screen readers hear it through the polite live region.
     expect(await page.getAttribute('#announce', 'aria-live')).toBe('polite');
-    await page.waitForFunction(() => /^This page .*: (waiting to reconnect|connecting)/.test(document.getElementById('announce')?.textContent ?? ''), undefined, { timeout: 10_000 });
+    await page.waitForFunction(
+      () =>
+        /^This page .*: (waiting to reconnect|connecting)/.test(document.getElementById('announce')?.textContent ?? ''),
+      undefined,
+      { timeout: 10_000 },
+    );
     await waitForLongWait(page, 'page', 1500);
     const attempt = (await badge(page, 'page'))!.attempt;
     const first = await countdown(page, 'page');
@@ -151,7 +161,9 @@ describe.skipIf(!hasChromium)('the dashboard in headless Chromium', () => {
     // The demo server is back: READY again.
     await demo!.dashboard.resume();
     await waitForState(page, 'page', 'READY');
-    const states = await page.evaluate(() => (window as unknown as DemoWindow).redialerDemo.history['page']!.map((h) => h.state));
+    const states = await page.evaluate(() =>
+      (window as unknown as DemoWindow).redialerDemo.history['page']!.map((h) => h.state),
+    );
     const lost = states.indexOf('TRANSIENT_FAILURE');
     expect(states.slice(0, lost)).toContain('READY');
     expect(lost).toBeGreaterThan(0);
@@ -170,10 +182,18 @@ describe.skipIf(!hasChromium)('the dashboard in headless Chromium', () => {
 
     // On a 390 px phone: nothing wider than the screen; the storm plot is redrawn for the width (the
     // form's defaults pass its own validation, or Simulate would do nothing).
-    expect(await page.evaluate(() => (document.getElementById('storm-form') as HTMLFormElement).checkValidity())).toBe(true);
+    expect(await page.evaluate(() => (document.getElementById('storm-form') as HTMLFormElement).checkValidity())).toBe(
+      true,
+    );
     await page.setViewportSize({ width: 390, height: 844 });
     await page.click('#storm-form button[type="submit"]');
-    await page.waitForFunction(() => (document.querySelector('#storm-plot svg')?.getAttribute('width') ?? '') !== '' && Number(document.querySelector('#storm-plot svg')!.getAttribute('width')) <= 390, undefined, { timeout: 30_000 });
+    await page.waitForFunction(
+      () =>
+        (document.querySelector('#storm-plot svg')?.getAttribute('width') ?? '') !== '' &&
+        Number(document.querySelector('#storm-plot svg')!.getAttribute('width')) <= 390,
+      undefined,
+      { timeout: 30_000 },
+    );
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.screenshot({ path: join(root, 'test-results/dashboard-390.png'), fullPage: true });
     expect(pageErrors).toEqual([]);

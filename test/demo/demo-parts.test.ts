@@ -9,17 +9,24 @@ import { type DemoView, colorWanted, fit, lineView, liveView, timelineCells } fr
 describe('parsePageMessage', () => {
   it.each([
     ['{"type":"retry","client":"grpc"}', { type: 'retry', client: 'grpc' }],
-    ['{"type":"fault","client":"websocket","fault":"blackhole"}', { type: 'fault', client: 'websocket', fault: 'blackhole' }],
+    [
+      '{"type":"fault","client":"websocket","fault":"blackhole"}',
+      { type: 'fault', client: 'websocket', fault: 'blackhole' },
+    ],
   ])('accepts %s', (text, message) => {
     expect(parsePageMessage(text)).toEqual(message);
   });
 
-  it.each(['not json', 'null', '[]', '{"type":"retry","client":"page"}', '{"type":"fault","client":"grpc","fault":"explode"}', '{"type":"shutdown","client":"grpc"}'])(
-    'ignores %s',
-    (text) => {
-      expect(parsePageMessage(text)).toBeUndefined();
-    },
-  );
+  it.each([
+    'not json',
+    'null',
+    '[]',
+    '{"type":"retry","client":"page"}',
+    '{"type":"fault","client":"grpc","fault":"explode"}',
+    '{"type":"shutdown","client":"grpc"}',
+  ])('ignores %s', (text) => {
+    expect(parsePageMessage(text)).toBeUndefined();
+  });
 });
 
 describe('timelineCells', () => {
@@ -59,7 +66,14 @@ describe('scenario settings', () => {
 
   it('plays the same phases fast and full, each with the four faults and two recoveries', () => {
     for (const scenario of [FULL_SCENARIO, FAST_SCENARIO]) {
-      expect(scenario.phases.map((p) => p.fault.kind)).toEqual(['pass', 'refuse', 'pass', 'blackhole', 'close-after', 'pass']);
+      expect(scenario.phases.map((p) => p.fault.kind)).toEqual([
+        'pass',
+        'refuse',
+        'pass',
+        'blackhole',
+        'close-after',
+        'pass',
+      ]);
       expect(scenario.phases.filter((p) => p.recovery).map((p) => p.name)).toEqual(['server back', 'recovery']);
     }
     expect(FULL_SCENARIO.phases.reduce((sum, p) => sum + p.duration, 0)).toBeLessThanOrEqual(60_000);
@@ -84,7 +98,17 @@ describe('summarize', () => {
       { phase: phases[3]!, at: 6000 },
       { phase: phases[5]!, at: 8000 },
     ];
-    const summary = summarize([track], [{ phase: 'server back', at: 4000 }, { phase: 'recovery', at: 8000 }], starts, { grpcOk: 1, grpcFailed: 2, echoes: 3 }, 0, 9000);
+    const summary = summarize(
+      [track],
+      [
+        { phase: 'server back', at: 4000 },
+        { phase: 'recovery', at: 8000 },
+      ],
+      starts,
+      { grpcOk: 1, grpcFailed: 2, echoes: 3 },
+      0,
+      9000,
+    );
     expect(summary.clients[0]).toEqual({ id: 'grpc', attempts: 2, resets: 0, recoveredIn: [1300, null] });
     expect(summary.duration).toBe(9000);
   });
@@ -109,10 +133,18 @@ describe('terminal colors: NO_COLOR and FORCE_COLOR', () => {
   });
 
   /** Runs a view through a phase and a transition and returns what it wrote. */
-  function written(make: (out: { write(text: string): boolean; isTTY: boolean; columns: number }, clients: () => ClientTrack[]) => DemoView): string {
+  function written(
+    make: (
+      out: { write(text: string): boolean; isTTY: boolean; columns: number },
+      clients: () => ClientTrack[],
+    ) => DemoView,
+  ): string {
     let text = '';
     const track = new ClientTrack('grpc', 'gRPC', 'x');
-    const entry = track.record({ state: 'TRANSIENT_FAILURE', since: 10, attempt: 1, lastError: new Error('refused'), nextAttemptAt: 1010 }, 10);
+    const entry = track.record(
+      { state: 'TRANSIENT_FAILURE', since: 10, attempt: 1, lastError: new Error('refused'), nextAttemptAt: 1010 },
+      10,
+    );
     const view = make({ write: (t) => ((text += t), true), isTTY: true, columns: 120 }, () => [track]);
     view.phase(0, FAST_SCENARIO.phases[0]!, 0);
     view.transition(track, entry);

@@ -35,20 +35,35 @@ describe('npm start (non-TTY, --fast)', () => {
 
   it('plays every phase in order, as plain lines without color codes', () => {
     const phases = [...result.stdout.matchAll(/== (\d)\. ([a-z ]+):/g)].map((m) => `${m[1] ?? ''} ${m[2] ?? ''}`);
-    expect(phases).toEqual(['1 up', '2 server down', '3 server back', '4 black hole', '5 accept and close', '6 recovery']);
+    expect(phases).toEqual([
+      '1 up',
+      '2 server down',
+      '3 server back',
+      '4 black hole',
+      '5 accept and close',
+      '6 recovery',
+    ]);
     expect(result.stdout).not.toContain('\u001b[');
   });
 
   it('shows each failure with the countdown to the next attempt, and black-hole attempts cut at the connect timeout', () => {
     for (const client of ['grpc', 'websocket']) {
-      expect(result.stdout).toMatch(new RegExp(`${client} +TRANSIENT_FAILURE +attempt \\d+ ended \\(.+\\); next attempt in \\d+\\.\\d s`));
-      expect(result.stdout).toMatch(new RegExp(`${client} +TRANSIENT_FAILURE +attempt \\d+ ended \\(connection attempt \\d+ did not complete within \\d+ ms\\)`));
+      expect(result.stdout).toMatch(
+        new RegExp(`${client} +TRANSIENT_FAILURE +attempt \\d+ ended \\(.+\\); next attempt in \\d+\\.\\d s`),
+      );
+      expect(result.stdout).toMatch(
+        new RegExp(
+          `${client} +TRANSIENT_FAILURE +attempt \\d+ ended \\(connection attempt \\d+ did not complete within \\d+ ms\\)`,
+        ),
+      );
     }
     expect(result.stdout).toContain('initial backoff 0.25 s (gRPC: 1 s)');
   });
 
   it('the third client, whose first address is a black hole, connects one stagger (250 ms) after each attempt starts', () => {
-    const delays = [...result.stdout.matchAll(/failover +READY +attempt \d+ connected after (\d+) ms/g)].map((m) => Number(m[1]));
+    const delays = [...result.stdout.matchAll(/failover +READY +attempt \d+ connected after (\d+) ms/g)].map((m) =>
+      Number(m[1]),
+    );
     expect(delays.length).toBeGreaterThanOrEqual(2);
     for (const delay of delays) expect(delay).toBeGreaterThanOrEqual(250);
   });

@@ -56,7 +56,8 @@ export function extractSnippets(markdown: string, text: string): Snippet[] {
     const end = closingFence(lines, i, markdown);
     const flags = (open[2] ?? '').split(/\s+/).filter(Boolean);
     const unknown = flags.filter((flag) => flag !== 'run');
-    if (unknown.length > 0) throw new Error(`${markdown}:${String(i + 1)}: unknown code block flag ${unknown.join(' ')}`);
+    if (unknown.length > 0)
+      throw new Error(`${markdown}:${String(i + 1)}: unknown code block flag ${unknown.join(' ')}`);
     snippets.push({
       where: `${markdown}:${String(i + 1)}`,
       markdown,
@@ -118,7 +119,17 @@ const diagnostics = new Map<string, TypeDiagnostic[]>();
 beforeAll(async () => {
   if (skip) return;
   packed = await packPackage();
-  for (const name of ['rxjs', '@types/node', 'undici-types', '@grpc/grpc-js', 'ws', '@types/ws', '@opentelemetry/api', 'bullmq', 'ioredis']) {
+  for (const name of [
+    'rxjs',
+    '@types/node',
+    'undici-types',
+    '@grpc/grpc-js',
+    'ws',
+    '@types/ws',
+    '@opentelemetry/api',
+    'bullmq',
+    'ioredis',
+  ]) {
     packed.link(name);
   }
   const { dir } = packed;
@@ -165,20 +176,24 @@ describe.skipIf(skip)('doc snippets', () => {
     expect(errors).toEqual([]);
   });
 
-  it.each(SNIPPETS.filter((s) => s.runnable).map((s) => [s.where, s] as const))('%s runs', async (_where, snippet) => {
-    const dir = packed!.dir;
-    const js = ts.transpileModule(moduleSource(snippet), {
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-    }).outputText;
-    const file = join(dir, snippet.file.replace(/\.ts$/, '.mjs'));
-    writeFileSync(file, js);
-    const outcome = await run(process.execPath, [file], { cwd: dir, timeout: 20_000 }).then(
-      () => 'exit 0',
-      (error: unknown) => {
-        const { code, stderr } = error as { code?: unknown; stderr?: string };
-        return `${snippet.where}: exit ${String(code)}\n${stderr ?? ''}`;
-      },
-    );
-    expect(outcome).toBe('exit 0');
-  }, 30_000);
+  it.each(SNIPPETS.filter((s) => s.runnable).map((s) => [s.where, s] as const))(
+    '%s runs',
+    async (_where, snippet) => {
+      const dir = packed!.dir;
+      const js = ts.transpileModule(moduleSource(snippet), {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      }).outputText;
+      const file = join(dir, snippet.file.replace(/\.ts$/, '.mjs'));
+      writeFileSync(file, js);
+      const outcome = await run(process.execPath, [file], { cwd: dir, timeout: 20_000 }).then(
+        () => 'exit 0',
+        (error: unknown) => {
+          const { code, stderr } = error as { code?: unknown; stderr?: string };
+          return `${snippet.where}: exit ${String(code)}\n${stderr ?? ''}`;
+        },
+      );
+      expect(outcome).toBe('exit 0');
+    },
+    30_000,
+  );
 });

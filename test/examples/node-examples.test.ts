@@ -34,13 +34,18 @@ describe('examples/grpc-client.ts', () => {
         callback(null, { message: `Hello ${call.request.name}` });
       },
     });
-    cleanup.push(() => { server.forceShutdown(); });
+    cleanup.push(() => {
+      server.forceShutdown();
+    });
     const log: string[] = [];
     const reply = greet(`127.0.0.1:${String(port)}`, (line) => log.push(line));
     // Start the server once the client has seen its first attempt fail.
-    await vi.waitFor(() => {
-      expect(log).toContain('TRANSIENT_FAILURE: reconnecting in 1 s');
-    }, { timeout: 5000 });
+    await vi.waitFor(
+      () => {
+        expect(log).toContain('TRANSIENT_FAILURE: reconnecting in 1 s');
+      },
+      { timeout: 5000 },
+    );
     await new Promise<void>((resolve, reject) => {
       server.bindAsync(`127.0.0.1:${String(port)}`, ServerCredentials.createInsecure(), (error) => {
         if (error === null) resolve();
@@ -58,7 +63,12 @@ describe('examples/websocket-node.ts', () => {
   it('queues the first message, and reconnects after the server drops it', async () => {
     const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await once(wss, 'listening');
-    cleanup.push(() => new Promise((resolve) => { wss.close(resolve); }));
+    cleanup.push(
+      () =>
+        new Promise((resolve) => {
+          wss.close(resolve);
+        }),
+    );
     const received: string[] = [];
     let connections = 0;
     wss.on('connection', (client) => {
@@ -68,18 +78,28 @@ describe('examples/websocket-node.ts', () => {
     });
     const log: string[] = [];
     const messages: string[] = [];
-    const socket: ReconnectingWebSocket = openFeed(`ws://127.0.0.1:${String((wss.address() as AddressInfo).port)}/`, (text) => messages.push(text), (line) => log.push(line));
+    const socket: ReconnectingWebSocket = openFeed(
+      `ws://127.0.0.1:${String((wss.address() as AddressInfo).port)}/`,
+      (text) => messages.push(text),
+      (line) => log.push(line),
+    );
     cleanup.push(() => {
       socket.close();
     });
-    await vi.waitFor(() => {
-      expect(messages).toEqual(['hello 1']);
-    }, { timeout: 5000 });
+    await vi.waitFor(
+      () => {
+        expect(messages).toEqual(['hello 1']);
+      },
+      { timeout: 5000 },
+    );
     expect(log.slice(0, 2)).toEqual(['CONNECTING', 'subscribe: queued']);
     for (const client of wss.clients) client.terminate(); // the connection drops; the server stays up
-    await vi.waitFor(() => {
-      expect(messages).toEqual(['hello 1', 'hello 2']);
-    }, { timeout: 10_000 });
+    await vi.waitFor(
+      () => {
+        expect(messages).toEqual(['hello 1', 'hello 2']);
+      },
+      { timeout: 10_000 },
+    );
     expect(received[0]).toBe('subscribe');
     expect(log.filter((l) => l === 'READY')).toHaveLength(2);
     // Up for less than minUptime (5 s): the drop counts as a failed attempt, so the client waits.

@@ -54,7 +54,15 @@ describe.skipIf(!hasChromium)('examples/status-badge.ts in headless Chromium', (
   it('shows the countdown, and Retry now attempts at once until connected', async () => {
     dir = await mkdtemp(join(tmpdir(), 'redialer-badge-'));
     await writeFile(join(dir, 'entry.js'), ENTRY);
-    const bundle = await build({ entryPoints: [join(dir, 'entry.js')], bundle: true, format: 'iife', platform: 'browser', write: false, logLevel: 'silent', nodePaths: [path('../../node_modules')] });
+    const bundle = await build({
+      entryPoints: [join(dir, 'entry.js')],
+      bundle: true,
+      format: 'iife',
+      platform: 'browser',
+      write: false,
+      logLevel: 'silent',
+      nodePaths: [path('../../node_modules')],
+    });
     const script = bundle.outputFiles[0]!.text;
     context = await launchChromium(join(dir, 'profile'));
     const page = context.pages()[0] ?? (await context.newPage());
@@ -71,7 +79,9 @@ describe.skipIf(!hasChromium)('examples/status-badge.ts in headless Chromium', (
     for (const attempt of [2, 3]) {
       const waitUntil = await page.evaluate(() => (window as unknown as ExampleWindow).example.waitUntil());
       await badge.locator('button').click();
-      await page.waitForFunction((n) => (window as unknown as ExampleWindow).example.starts.length === n, attempt, { timeout: 10_000 });
+      await page.waitForFunction((n) => (window as unknown as ExampleWindow).example.starts.length === n, attempt, {
+        timeout: 10_000,
+      });
       const started = await page.evaluate((n) => (window as unknown as ExampleWindow).example.starts[n - 1]!, attempt);
       expect(started).toBeLessThan(waitUntil!);
     }

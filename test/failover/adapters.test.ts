@@ -49,7 +49,9 @@ describe('adapters with several addresses', () => {
     const started = performance.now();
     await expect(echo(client, 'hi')).resolves.toEqual({ text: 'hi' });
     const elapsed = performance.now() - started;
-    console.log(`ManagedChannel, black hole → refusing → good: first call answered after ${elapsed.toFixed(0)} ms (attemptDelay 250 ms)`);
+    console.log(
+      `ManagedChannel, black hole → refusing → good: first call answered after ${elapsed.toFixed(0)} ms (attemptDelay 250 ms)`,
+    );
     expect(elapsed).toBeGreaterThanOrEqual(245);
     expect(elapsed).toBeLessThan(10_000);
     expect([p.blackholed.accepted, p.refusing.accepted, p.good.accepted]).toEqual([1, 0, 1]);
@@ -57,7 +59,9 @@ describe('adapters with several addresses', () => {
 
   it('ManagedChannel rejects an empty or non-string target list by name', () => {
     expect(() => new ManagedChannel([], credentials.createInsecure())).toThrow(/target string or a non-empty array/);
-    expect(() => new ManagedChannel([1 as never], credentials.createInsecure())).toThrow(/target string or a non-empty array/);
+    expect(() => new ManagedChannel([1 as never], credentials.createInsecure())).toThrow(
+      /target string or a non-empty array/,
+    );
   });
 
   it('ReconnectingWebSocket races its URLs and sends through the good one', async () => {
@@ -76,7 +80,9 @@ describe('adapters with several addresses', () => {
       });
     });
     const elapsed = performance.now() - started;
-    console.log(`ReconnectingWebSocket, refusing → black hole → good: open after ${elapsed.toFixed(0)} ms (attemptDelay 250 ms)`);
+    console.log(
+      `ReconnectingWebSocket, refusing → black hole → good: open after ${elapsed.toFixed(0)} ms (attemptDelay 250 ms)`,
+    );
     expect(elapsed).toBeGreaterThanOrEqual(245);
     expect(elapsed).toBeLessThan(10_000);
     expect(socket.url).toBe(urls[2]);

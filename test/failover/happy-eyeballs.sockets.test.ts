@@ -27,20 +27,26 @@ async function grpcServer(): Promise<number> {
       else reject(error);
     });
   });
-  cleanups.push(() => new Promise((resolve) => {
-    server.tryShutdown(resolve);
-    server.forceShutdown();
-  }));
+  cleanups.push(
+    () =>
+      new Promise((resolve) => {
+        server.tryShutdown(resolve);
+        server.forceShutdown();
+      }),
+  );
   return port;
 }
 
 async function wsServer(): Promise<number> {
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise<void>((resolve) => server.once('listening', resolve));
-  cleanups.push(() => new Promise((resolve) => {
-    for (const client of server.clients) client.terminate();
-    server.close(resolve);
-  }));
+  cleanups.push(
+    () =>
+      new Promise((resolve) => {
+        for (const client of server.clients) client.terminate();
+        server.close(resolve);
+      }),
+  );
   return (server.address() as { port: number }).port;
 }
 
@@ -150,7 +156,12 @@ describe.each([
 ])('happyEyeballs with $name', ({ name, server, connectorFor, close }) => {
   it('refusing, black-holed, good: the good address wins one stagger after the black hole started', async () => {
     const target = await server();
-    const { elapsed, proxies } = await race(target, ['refusing', 'blackholed', 'good'], connectorFor as never, close as never);
+    const { elapsed, proxies } = await race(
+      target,
+      ['refusing', 'blackholed', 'good'],
+      connectorFor as never,
+      close as never,
+    );
     figures.push(`${name}, refusing → black hole → good: READY after ${elapsed.toFixed(0)} ms`);
     // The refusal starts the black hole at once; the good address starts one stagger later.
     expect(elapsed).toBeGreaterThanOrEqual(250 - 5);

@@ -137,8 +137,18 @@ describe('happyEyeballs on virtual time', () => {
 
   it('addresses with no backoff at all cannot make the manager dial in a tight loop: the floor on attempt starts holds', () => {
     const clock = createVirtualClock();
-    const fakes = [createFakeConnector((a) => { a.fail(new Error('refused')); }), createFakeConnector((a) => { a.fail(new Error('refused')); })];
-    const connector = happyEyeballs(fakes.map((f) => f.connector), { scheduler: clock.scheduler, backoff: constantBackoff(0) });
+    const fakes = [
+      createFakeConnector((a) => {
+        a.fail(new Error('refused'));
+      }),
+      createFakeConnector((a) => {
+        a.fail(new Error('refused'));
+      }),
+    ];
+    const connector = happyEyeballs(
+      fakes.map((f) => f.connector),
+      { scheduler: clock.scheduler, backoff: constantBackoff(0) },
+    );
     const manager = new ConnectionManager({ connector, scheduler: clock.scheduler });
     const passes: number[] = [];
     manager.state$.subscribe((snapshot) => {

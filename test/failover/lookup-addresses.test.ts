@@ -10,10 +10,22 @@ const v4 = (n: number) => ({ address: `192.0.2.${String(n)}`, family: 4 });
 describe('RFC 8305 family interleaving', () => {
   it('alternates families, starting with the first answer, keeping each family in order', () => {
     expect(interleaveFamilies([v6(1), v6(2), v6(3), v4(1), v4(2)]).map((a) => a.address)).toEqual([
-      '2001:db8::1', '192.0.2.1', '2001:db8::2', '192.0.2.2', '2001:db8::3',
+      '2001:db8::1',
+      '192.0.2.1',
+      '2001:db8::2',
+      '192.0.2.2',
+      '2001:db8::3',
     ]);
-    expect(interleaveFamilies([v4(1), v6(1), v4(2)]).map((a) => a.address)).toEqual(['192.0.2.1', '2001:db8::1', '192.0.2.2']);
-    expect(interleaveFamilies([v6(1), v6(2), v4(1)], 2).map((a) => a.address)).toEqual(['2001:db8::1', '2001:db8::2', '192.0.2.1']);
+    expect(interleaveFamilies([v4(1), v6(1), v4(2)]).map((a) => a.address)).toEqual([
+      '192.0.2.1',
+      '2001:db8::1',
+      '192.0.2.2',
+    ]);
+    expect(interleaveFamilies([v6(1), v6(2), v4(1)], 2).map((a) => a.address)).toEqual([
+      '2001:db8::1',
+      '2001:db8::2',
+      '192.0.2.1',
+    ]);
     expect(interleaveFamilies([])).toEqual([]);
     expect(() => interleaveFamilies([v4(1)], 0)).toThrow(/"firstFamilyCount"/);
   });

@@ -15,7 +15,12 @@ import { createTestClient, echo, type TestClient, type Tick } from './support/se
 
 const insecure = credentials.createInsecure();
 // random pinned at 0.5: every wait is exactly nominal (100, 160, 256 … ms).
-const FAST = { backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }), minConnectTimeout: 2000, minUptime: 0, random: () => 0.5 };
+const FAST = {
+  backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }),
+  minConnectTimeout: 2000,
+  minUptime: 0,
+  random: () => 0.5,
+};
 
 function managed(address: string) {
   const channel = new ManagedChannel(address, insecure, FAST);
@@ -110,7 +115,11 @@ describeCCore('gRPC interop', () => {
   it("http2Connector: READY on C-core's SETTINGS, and its graceful GOAWAY is a GoawayError with code and debug data", async () => {
     const { server, wire } = await ccore();
     // minUptime far above the connection's life: only the graceful end can reset the backoff.
-    const manager = new ConnectionManager({ connector: http2Connector(`http://${wire.address}`), ...FAST, minUptime: 60_000 });
+    const manager = new ConnectionManager({
+      connector: http2Connector(`http://${wire.address}`),
+      ...FAST,
+      minUptime: 60_000,
+    });
     onCleanup(() => {
       manager.shutdown();
     });

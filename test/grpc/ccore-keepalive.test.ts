@@ -9,14 +9,25 @@
 import { credentials, type ClientReadableStream } from '@grpc/grpc-js';
 import { expect, it } from 'vitest';
 import { type ConnectionSnapshot, ConnectionManager, grpcBackoff } from '../../src/index.js';
-import { http2Connector, isGoawayError, isTooManyPings, ManagedChannel, type ManagedChannelOptions } from '../../src/grpc/index.js';
+import {
+  http2Connector,
+  isGoawayError,
+  isTooManyPings,
+  ManagedChannel,
+  type ManagedChannelOptions,
+} from '../../src/grpc/index.js';
 import { ccore, describeCCore, onCleanup } from './support/ccore-suite.js';
 import type { FrameCounter } from './support/frame-counter.js';
 import { record, until } from './support/record.js';
 import { createTestClient, echo, type Tick } from './support/service.js';
 
 const insecure = credentials.createInsecure();
-const FAST = { backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }), minConnectTimeout: 2000, minUptime: 0, random: () => 0.5 };
+const FAST = {
+  backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }),
+  minConnectTimeout: 2000,
+  minUptime: 0,
+  random: () => 0.5,
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** C-core's ping policy, shortened: a PING at most every 500 ms without data, then GOAWAY after 2 strikes. */
@@ -46,12 +57,19 @@ function h2(address: string, options: Parameters<typeof http2Connector>[1]) {
  * (the keepalive time doubles from 200 to 400 to 800 ms, and the server accepts 800 ms), all
  * ENHANCE_YOUR_CALM "too_many_pings", and the keepalive time logged as doubled each time.
  */
-async function expectConvergence(wire: FrameCounter, logs: readonly string[], snapshots: readonly ConnectionSnapshot[]) {
+async function expectConvergence(
+  wire: FrameCounter,
+  logs: readonly string[],
+  snapshots: readonly ConnectionSnapshot[],
+) {
   await expect
-    .poll(() => {
-      const last = wire.goaways.at(-1)?.at ?? Infinity;
-      return wire.pings.filter((t) => t > last).length;
-    }, { timeout: 15_000, interval: 50 })
+    .poll(
+      () => {
+        const last = wire.goaways.at(-1)?.at ?? Infinity;
+        return wire.pings.filter((t) => t > last).length;
+      },
+      { timeout: 15_000, interval: 50 },
+    )
     .toBeGreaterThanOrEqual(4);
   expect(wire.goaways.length).toBeGreaterThanOrEqual(1);
   expect(wire.goaways.length).toBeLessThanOrEqual(2); // without the doubling: a GOAWAY every 0.8 s, forever
@@ -86,7 +104,12 @@ describeCCore('keepalive against a server that enforces ping policy', () => {
     const [a, b] = await Promise.all([ccore(permit), ccore(permit)]);
     const h2Logs: string[] = [];
     const channelLogs: string[] = [];
-    const plain = h2(a.wire.address, { keepaliveTime: 200, keepaliveWithoutCalls: true, minKeepaliveTime: 100, log: (m) => h2Logs.push(m) });
+    const plain = h2(a.wire.address, {
+      keepaliveTime: 200,
+      keepaliveWithoutCalls: true,
+      minKeepaliveTime: 100,
+      log: (m) => h2Logs.push(m),
+    });
     // ManagedChannel configured the grpc-js way: the grpc.keepalive_* channel options are read as keepalive.
     const managed = channel(b.wire.address, {
       minKeepaliveTime: 100,
@@ -101,7 +124,12 @@ describeCCore('keepalive against a server that enforces ping policy', () => {
     ]);
     const lost = plain.log.snapshots.find((s) => s.state === 'TRANSIENT_FAILURE');
     expect(isGoawayError(lost?.lastError)).toBe(true);
-    expect(lost?.lastError).toMatchObject({ errorCode: 11, enhanceYourCalm: true, graceful: false, debugText: 'too_many_pings' });
+    expect(lost?.lastError).toMatchObject({
+      errorCode: 11,
+      enhanceYourCalm: true,
+      graceful: false,
+      debugText: 'too_many_pings',
+    });
     expect((lost?.lastError as Error).message).toBe(
       'the server closed the connection with GOAWAY ENHANCE_YOUR_CALM (HTTP/2 error code 11) "too_many_pings"',
     );

@@ -194,9 +194,19 @@ describe('channelState against a real grpc-js client', () => {
     const client = createTestClient(server.address, credentials.createInsecure());
     try {
       const all = lastValueFrom(channelState(client, { connect: true }).pipe(toArray(), timeout(5000)));
-      await firstValueFrom(channelState(client).pipe(filter((s) => s === 'READY'), timeout(5000)));
+      await firstValueFrom(
+        channelState(client).pipe(
+          filter((s) => s === 'READY'),
+          timeout(5000),
+        ),
+      );
       await server.kill();
-      await firstValueFrom(channelState(client).pipe(filter((s) => s !== 'READY'), timeout(5000)));
+      await firstValueFrom(
+        channelState(client).pipe(
+          filter((s) => s !== 'READY'),
+          timeout(5000),
+        ),
+      );
       client.close();
       const states = await all;
       expect(states.slice(0, 4)).toEqual(['IDLE', 'CONNECTING', 'READY', 'IDLE']);

@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { createSecureServer, createServer as createHttp2Server, type Http2Server, type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
+import {
+  createSecureServer,
+  createServer as createHttp2Server,
+  type Http2Server,
+  type Http2SecureServer,
+  type ServerHttp2Session,
+} from 'node:http2';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConnectionManager, constantBackoff, isConnectionClosedError, isConnectTimeoutError } from '../../src/index.js';
@@ -19,7 +25,10 @@ function port(server: NetServer | Http2Server | Http2SecureServer): number {
   return address.port;
 }
 
-async function listen<S extends NetServer | Http2Server | Http2SecureServer>(server: S, sockets: Set<Socket>): Promise<S> {
+async function listen<S extends NetServer | Http2Server | Http2SecureServer>(
+  server: S,
+  sockets: Set<Socket>,
+): Promise<S> {
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -48,7 +57,9 @@ async function h2Server(): Promise<{ url: string; sessions: ServerHttp2Session[]
 }
 
 /** A TCP server that accepts and then does `onSocket`. */
-async function tcpServer(onSocket: (socket: Socket) => void): Promise<{ url: string; sockets: Set<Socket>; accepted: () => number }> {
+async function tcpServer(
+  onSocket: (socket: Socket) => void,
+): Promise<{ url: string; sockets: Set<Socket>; accepted: () => number }> {
   const sockets = new Set<Socket>();
   let accepted = 0;
   const server = createServer((socket) => {
@@ -91,8 +102,13 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
 
   it('TLS: READY against a secure server with its CA', async () => {
     const sockets = new Set<Socket>();
-    const server = await listen(createSecureServer({ key: fixture('localhost-key.pem'), cert: fixture('localhost-cert.pem') }), sockets);
-    const m = manager(`https://localhost:${String(port(server))}`, { connectOptions: { ca: fixture('localhost-cert.pem') } });
+    const server = await listen(
+      createSecureServer({ key: fixture('localhost-key.pem'), cert: fixture('localhost-cert.pem') }),
+      sockets,
+    );
+    const m = manager(`https://localhost:${String(port(server))}`, {
+      connectOptions: { ca: fixture('localhost-cert.pem') },
+    });
     m.connect();
     const ready = await until(m.state$, (s) => s.state === 'READY');
     if (ready.state !== 'READY') throw new Error('unreachable');
@@ -101,7 +117,10 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
 
   it('errors that say why: a TLS failure and a refused port are the cause, and in the message', async () => {
     const sockets = new Set<Socket>();
-    const server = await listen(createSecureServer({ key: fixture('localhost-key.pem'), cert: fixture('localhost-cert.pem') }), sockets);
+    const server = await listen(
+      createSecureServer({ key: fixture('localhost-key.pem'), cert: fixture('localhost-cert.pem') }),
+      sockets,
+    );
     // The attempts may take as long as they need: on a loaded machine a TLS handshake can outlast 300 ms, and
     // the failure would then be the cut, not the cause this test reads.
     const patient = 20_000;
@@ -145,9 +164,12 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
     // The attempts go on every 300 ms, so a new one may be open at any moment: stop them, then every
     // connection the server saw ends (a bounded wait: a loaded machine can take well over a second).
     m.shutdown();
-    await vi.waitFor(() => {
-      expect([...tcp.sockets].every((socket) => socket.destroyed)).toBe(true);
-    }, { timeout: 10_000, interval: 20 });
+    await vi.waitFor(
+      () => {
+        expect([...tcp.sockets].every((socket) => socket.destroyed)).toBe(true);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
     expect(unhandled).toEqual([]);
   });
 
@@ -223,7 +245,12 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
     const tcp = await tcpServer((socket) => {
       socket.write(SETTINGS_FRAME);
     });
-    const m = manager(tcp.url, { keepaliveTime: 50, keepaliveTimeout: 100, keepaliveWithoutCalls: true, minKeepaliveTime: 10 });
+    const m = manager(tcp.url, {
+      keepaliveTime: 50,
+      keepaliveTimeout: 100,
+      keepaliveWithoutCalls: true,
+      minKeepaliveTime: 10,
+    });
     m.connect();
     await until(m.state$, (s) => s.state === 'READY');
     const lost = await until(m.state$, (s) => s.state === 'TRANSIENT_FAILURE');
@@ -232,7 +259,12 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
 
   it('answered keepalive PINGs keep the connection READY', async () => {
     const server = await h2Server();
-    const m = manager(server.url, { keepaliveTime: 20, keepaliveTimeout: 5000, keepaliveWithoutCalls: true, minKeepaliveTime: 10 });
+    const m = manager(server.url, {
+      keepaliveTime: 20,
+      keepaliveTimeout: 5000,
+      keepaliveWithoutCalls: true,
+      minKeepaliveTime: 10,
+    });
     const log = record(m.state$);
     m.connect();
     await until(m.state$, (s) => s.state === 'READY');
@@ -259,7 +291,9 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
     expect(() => http2Connector('ws://127.0.0.1:1')).toThrow(/http: or https:/);
     expect(() => http2Connector('http://127.0.0.1:1', { keepaliveTimeout: 0 })).toThrow(/keepaliveTimeout/);
     expect(() => http2Connector('http://127.0.0.1:1', { keepaliveTime: Number.NaN })).toThrow(/keepaliveTime/);
-    expect(() => http2Connector('http://127.0.0.1:1', { keepaliveWithoutCalls: 1 as never })).toThrow(/"keepaliveWithoutCalls" must be a boolean/);
+    expect(() => http2Connector('http://127.0.0.1:1', { keepaliveWithoutCalls: 1 as never })).toThrow(
+      /"keepaliveWithoutCalls" must be a boolean/,
+    );
     expect(() => http2Connector('http://127.0.0.1:1', { minKeepaliveTime: -5 })).toThrow(/"minKeepaliveTime".*got -5/);
     expect(() => http2Connector('http://127.0.0.1:1', { log: 'console' as never })).toThrow(/"log" must be a function/);
   });

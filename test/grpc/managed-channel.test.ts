@@ -5,18 +5,33 @@ import { grpcBackoff, isConnectTimeoutError } from '../../src/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import { isConnectionFailedError, ManagedChannel, managedChannelFactory } from '../../src/grpc/index.js';
 import { onSchedule, record, until, waitsAfterAttempts } from './support/record.js';
-import { createTestClient, echo, startTestServer, type TestClient, type TestServer, type Tick } from './support/service.js';
+import {
+  createTestClient,
+  echo,
+  startTestServer,
+  type TestClient,
+  type TestServer,
+  type Tick,
+} from './support/service.js';
 
 const insecure = credentials.createInsecure();
 // random pinned at 0.5: every wait is exactly nominal (100, 160, 256, 409.6 … ms).
-const fast = { backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }), minConnectTimeout: 300, minUptime: 0, random: () => 0.5 };
+const fast = {
+  backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }),
+  minConnectTimeout: 300,
+  minUptime: 0,
+  random: () => 0.5,
+};
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-function managed(address: string, options: ConstructorParameters<typeof ManagedChannel>[2] = fast): { channel: ManagedChannel; client: TestClient } {
+function managed(
+  address: string,
+  options: ConstructorParameters<typeof ManagedChannel>[2] = fast,
+): { channel: ManagedChannel; client: TestClient } {
   const channel = new ManagedChannel(address, insecure, options);
   const client = createTestClient(address, insecure, { channelOverride: channel });
   cleanup.push(() => {
@@ -32,7 +47,9 @@ async function server(options?: Parameters<typeof startTestServer>[0]): Promise<
 }
 
 /** A TCP listener that records accepted sockets and does `onSocket` with each. */
-async function tcpListener(onSocket: (socket: Socket) => void): Promise<{ address: string; accepted: Socket[]; closed: () => number }> {
+async function tcpListener(
+  onSocket: (socket: Socket) => void,
+): Promise<{ address: string; accepted: Socket[]; closed: () => number }> {
   const accepted: Socket[] = [];
   let closed = 0;
   const net: NetServer = createServer((socket) => {
@@ -186,7 +203,10 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
   it('without a connection, calls fail fast with UNAVAILABLE; waitForReady calls proceed once READY', async () => {
     const s = await server();
     await s.kill();
-    const { channel, client } = managed(s.address, { ...fast, backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 200 }) });
+    const { channel, client } = managed(s.address, {
+      ...fast,
+      backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 200 }),
+    });
     channel.manager.connect();
     await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE');
     await expect(echo(client, 'now')).rejects.toMatchObject({ code: status.UNAVAILABLE });
@@ -198,7 +218,9 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
   it('a waitForReady call still waiting at its deadline fails with DEADLINE_EXCEEDED', async () => {
     const tcp = await tcpListener(() => undefined);
     const { client } = managed(tcp.address);
-    await expect(echo(client, 'late', new Metadata({ waitForReady: true }), new Date(Date.now() + 200))).rejects.toMatchObject({
+    await expect(
+      echo(client, 'late', new Metadata({ waitForReady: true }), new Date(Date.now() + 200)),
+    ).rejects.toMatchObject({
       code: status.DEADLINE_EXCEEDED,
     });
   });
@@ -305,7 +327,10 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
 
   it('a target grpc-js cannot parse shuts the channel down for good, and calls say why', async () => {
     const { channel, client } = managed('', fast);
-    await expect(echo(client, 'x')).rejects.toMatchObject({ code: status.UNAVAILABLE, details: expect.stringMatching(/shut down: .+/) as unknown });
+    await expect(echo(client, 'x')).rejects.toMatchObject({
+      code: status.UNAVAILABLE,
+      details: expect.stringMatching(/shut down: .+/) as unknown,
+    });
     expect(channel.manager.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
   });
 
@@ -313,12 +338,18 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
     const tcp = await tcpListener(() => undefined); // accepts, never answers
     const clock = createVirtualClock(Date.now()); // grpc-js deadlines are wall-clock times
     const start = clock.now();
-    const { channel, client } = managed(tcp.address, { ...fast, minConnectTimeout: 20_000, scheduler: clock.scheduler });
+    const { channel, client } = managed(tcp.address, {
+      ...fast,
+      minConnectTimeout: 20_000,
+      scheduler: clock.scheduler,
+    });
     const log = record(channel.state$);
     let outcome: unknown;
-    const call = echo(client, 'waits', new Metadata({ waitForReady: true }), new Date(start + 5000)).catch((error: unknown) => {
-      outcome = error;
-    });
+    const call = echo(client, 'waits', new Metadata({ waitForReady: true }), new Date(start + 5000)).catch(
+      (error: unknown) => {
+        outcome = error;
+      },
+    );
     await until(channel.state$, (x) => x.state === 'CONNECTING');
     await vi.waitFor(() => {
       expect(tcp.accepted.length).toBe(1);
@@ -343,7 +374,9 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
   });
 
   it('rejects bad options naming the option', () => {
-    expect(() => new ManagedChannel('127.0.0.1:1', insecure, { waitForReady: 'yes' as unknown as boolean })).toThrow(/waitForReady/);
+    expect(() => new ManagedChannel('127.0.0.1:1', insecure, { waitForReady: 'yes' as unknown as boolean })).toThrow(
+      /waitForReady/,
+    );
     expect(() => new ManagedChannel('127.0.0.1:1', insecure, { minConnectTimeout: -1 })).toThrow(/minConnectTimeout/);
     expect(() => new ManagedChannel('127.0.0.1:1', {} as never)).toThrow(/ChannelCredentials.*an object/);
     expect(() => new ManagedChannel(42 as never, insecure)).toThrow(/target string, got 42/);

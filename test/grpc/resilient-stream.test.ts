@@ -4,10 +4,22 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { grpcBackoff } from '../../src/index.js';
 import { isStreamStatusError, ManagedChannel, ResilientStream } from '../../src/grpc/index.js';
 import { onSchedule, record, until, waitsAfterAttempts } from './support/record.js';
-import { type CountHandler, type CountRequest, createTestClient, startTestServer, type TestClient, type TestServer, type Tick } from './support/service.js';
+import {
+  type CountHandler,
+  type CountRequest,
+  createTestClient,
+  startTestServer,
+  type TestClient,
+  type TestServer,
+  type Tick,
+} from './support/service.js';
 
 const insecure = credentials.createInsecure();
-const fast = { backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }), minConnectTimeout: 300, random: () => 0.5 };
+const fast = {
+  backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }),
+  minConnectTimeout: 300,
+  random: () => 0.5,
+};
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -31,7 +43,10 @@ async function setup(count: CountHandler): Promise<{ server: TestServer; client:
   return { server, client, requests };
 }
 
-function stream(client: TestClient, options: Partial<ConstructorParameters<typeof ResilientStream<CountRequest, Tick>>[0]> = {}) {
+function stream(
+  client: TestClient,
+  options: Partial<ConstructorParameters<typeof ResilientStream<CountRequest, Tick>>[0]> = {},
+) {
   const s = new ResilientStream<CountRequest, Tick>({
     ...fast,
     open: (request) => client.count(request, new Metadata({ waitForReady: false })),
@@ -79,27 +94,34 @@ describe('ResilientStream: a server stream kept alive and resumed from a cursor'
       retryOn: process.env['REDIALER_GRPC_JS'] === 'grpc-js-1-10' ? [status.UNAVAILABLE, status.CANCELLED] : undefined,
     },
     // grpc-js's forceShutdown resets each stream with RST_STREAM(CANCEL): the client sees CANCELLED.
-    { how: 'forceShutdown, CANCELLED retried', stop: (s: TestServer) => s.kill(), retryOn: [status.UNAVAILABLE, status.CANCELLED] },
-  ])('across a server restart ($how), every message arrives exactly once when the server replays from the cursor', async ({ stop, retryOn }) => {
-    const { server, client, requests } = await setup(ticker(30, 10));
-    const s = stream(client, retryOn === undefined ? {} : { retryOn });
-    const log = record(s.state$);
-    const all = lastValueFrom(s.messages$.pipe(toArray(), timeout(8000)));
-    s.start();
-    await firstValueFrom(s.messages$.pipe(take(10), toArray(), timeout(5000)));
-    await stop(server);
-    await until(s.state$, (x) => x.state === 'TRANSIENT_FAILURE');
-    await server.restart();
-    const messages = await all;
-    expect(messages.map((m) => m.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i));
-    expect(requests[0]).toBe(0);
-    expect(requests.length).toBeGreaterThanOrEqual(2);
-    // The stream re-opened from the cursor: right after the last message seen before the stop.
-    expect(requests.at(-1)).toBeGreaterThanOrEqual(10);
-    expect(log.states().filter((x) => x === 'READY').length).toBeGreaterThanOrEqual(2);
-    // The server ended the last stream with OK: the resilient stream is over.
-    expect(s.manager.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'shutdown' });
-  });
+    {
+      how: 'forceShutdown, CANCELLED retried',
+      stop: (s: TestServer) => s.kill(),
+      retryOn: [status.UNAVAILABLE, status.CANCELLED],
+    },
+  ])(
+    'across a server restart ($how), every message arrives exactly once when the server replays from the cursor',
+    async ({ stop, retryOn }) => {
+      const { server, client, requests } = await setup(ticker(30, 10));
+      const s = stream(client, retryOn === undefined ? {} : { retryOn });
+      const log = record(s.state$);
+      const all = lastValueFrom(s.messages$.pipe(toArray(), timeout(8000)));
+      s.start();
+      await firstValueFrom(s.messages$.pipe(take(10), toArray(), timeout(5000)));
+      await stop(server);
+      await until(s.state$, (x) => x.state === 'TRANSIENT_FAILURE');
+      await server.restart();
+      const messages = await all;
+      expect(messages.map((m) => m.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+      expect(requests[0]).toBe(0);
+      expect(requests.length).toBeGreaterThanOrEqual(2);
+      // The stream re-opened from the cursor: right after the last message seen before the stop.
+      expect(requests.at(-1)).toBeGreaterThanOrEqual(10);
+      expect(log.states().filter((x) => x === 'READY').length).toBeGreaterThanOrEqual(2);
+      // The server ended the last stream with OK: the resilient stream is over.
+      expect(s.manager.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'shutdown' });
+    },
+  );
 
   it('by default a CANCELLED from the server is permanent (only UNAVAILABLE is retried)', async () => {
     const { server, client } = await setup(ticker(30, 10));
@@ -148,7 +170,12 @@ describe('ResilientStream: a server stream kept alive and resumed from a cursor'
     healthy = false;
     const from = log.snapshots.length;
     await until(s.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 3);
-    expect(log.starts(from).map((x) => x.attempt).slice(0, 3)).toEqual([1, 2, 3]);
+    expect(
+      log
+        .starts(from)
+        .map((x) => x.attempt)
+        .slice(0, 3),
+    ).toEqual([1, 2, 3]);
     expect(onSchedule(waitsAfterAttempts(log.snapshots.slice(from)), [100, 160, 256])).toEqual([100, 160, 256]);
   });
 

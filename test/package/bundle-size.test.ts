@@ -24,7 +24,9 @@ describe.skipIf(skip)('bundle size', () => {
   it('every subpath stays within its budget (gzipped, rxjs external)', () => {
     const over = measured!.subpaths
       .filter((s) => s.rxjsExternal.gzip > (budgets[s.subpath] ?? 0))
-      .map((s) => `${s.subpath}: ${String(s.rxjsExternal.gzip)} B > budget ${String(budgets[s.subpath] ?? 'missing')} B`);
+      .map(
+        (s) => `${s.subpath}: ${String(s.rxjsExternal.gzip)} B > budget ${String(budgets[s.subpath] ?? 'missing')} B`,
+      );
     expect(over).toEqual([]);
   });
 
@@ -34,9 +36,14 @@ describe.skipIf(skip)('bundle size', () => {
   });
 
   it('BENCHMARKS.md shows the committed figures with the current budgets (npm run size)', () => {
-    const committed = JSON.parse(readFileSync(join(repoRoot, 'bench/results/bundle-size.json'), 'utf8')) as BundleSizeReport;
+    const committed = JSON.parse(
+      readFileSync(join(repoRoot, 'bench/results/bundle-size.json'), 'utf8'),
+    ) as BundleSizeReport;
     const document = readFileSync(join(repoRoot, 'BENCHMARKS.md'), 'utf8');
-    const block = document.slice(document.indexOf(SIZES_START) + SIZES_START.length + 1, document.indexOf(SIZES_END) - 1);
+    const block = document.slice(
+      document.indexOf(SIZES_START) + SIZES_START.length + 1,
+      document.indexOf(SIZES_END) - 1,
+    );
     expect(block).toBe(renderBundleSizes(committed, budgets));
   });
 });

@@ -136,17 +136,24 @@ afterAll(() => {
 });
 
 describe.skipIf(skip)('the packed types compile for each kind of consumer', () => {
-  it.each(CONSUMERS.map((c) => [c.name, c] as const))('%s', (_name, consumer) => {
-    const pkg = packed!;
-    const dir = join(pkg.dir, `consumer-${String(CONSUMERS.indexOf(consumer))}`);
-    mkdirSync(dir, { recursive: true });
-    for (const name of consumer.links) pkg.link(name);
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: consumer.type ?? 'module' }));
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: consumer.compilerOptions, files: Object.keys(consumer.files) }, null, 2),
-    );
-    for (const [file, text] of Object.entries(consumer.files)) writeFileSync(join(dir, file), text);
-    expect(formatDiagnostics(typeCheckProject(dir))).toBe('');
-  }, 120_000);
+  it.each(CONSUMERS.map((c) => [c.name, c] as const))(
+    '%s',
+    (_name, consumer) => {
+      const pkg = packed!;
+      const dir = join(pkg.dir, `consumer-${String(CONSUMERS.indexOf(consumer))}`);
+      mkdirSync(dir, { recursive: true });
+      for (const name of consumer.links) pkg.link(name);
+      writeFileSync(
+        join(dir, 'package.json'),
+        JSON.stringify({ name: 'consumer', private: true, type: consumer.type ?? 'module' }),
+      );
+      writeFileSync(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({ compilerOptions: consumer.compilerOptions, files: Object.keys(consumer.files) }, null, 2),
+      );
+      for (const [file, text] of Object.entries(consumer.files)) writeFileSync(join(dir, file), text);
+      expect(formatDiagnostics(typeCheckProject(dir))).toBe('');
+    },
+    120_000,
+  );
 });

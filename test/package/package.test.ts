@@ -22,7 +22,8 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
 };
 
 beforeAll(() => {
-  if (!existsSync(join(root, 'dist/index.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does)');
+  if (!existsSync(join(root, 'dist/index.js')))
+    throw new Error('dist/ is missing: run `npm run build` (npm test does)');
 });
 
 describe('exports map', () => {
@@ -43,7 +44,9 @@ describe('exports map', () => {
 
 describe('CommonJS', () => {
   it('require("redialer") works from a CommonJS consumer', async () => {
-    const { stdout, stderr } = await run(process.execPath, [join(root, 'test/fixtures/cjs-consumer.cjs')], { timeout: 15_000 });
+    const { stdout, stderr } = await run(process.execPath, [join(root, 'test/fixtures/cjs-consumer.cjs')], {
+      timeout: 15_000,
+    });
     expect(JSON.parse(stdout)).toEqual({ state: 'CONNECTING', after: 'SHUTDOWN', pending: 0, sameRxjs: true });
     expect(stderr).not.toMatch(/Error/);
   });
@@ -73,29 +76,43 @@ describe('browser-safe entries import only what they declare', () => {
   });
 
   it('bullmq and ioredis are optional peers', () => {
-    const meta = (pkg as unknown as { peerDependenciesMeta: Record<string, { optional?: boolean }> }).peerDependenciesMeta;
+    const meta = (pkg as unknown as { peerDependenciesMeta: Record<string, { optional?: boolean }> })
+      .peerDependenciesMeta;
     expect(meta['bullmq']?.optional).toBe(true);
     expect(meta['ioredis']?.optional).toBe(true);
   });
 
   it('react is an optional peer (>= 18) that only redialer/react imports', () => {
     expect(pkg.peerDependencies['react']).toBe('>=18');
-    expect((pkg as { peerDependenciesMeta?: Record<string, { optional?: boolean }> }).peerDependenciesMeta?.['react']?.optional).toBe(true);
-    for (const entry of ['dist/index.js', 'dist/testing/index.js', 'dist/websocket/index.js', 'dist/retry/index.js', 'dist/simulator/index.js']) {
+    expect(
+      (pkg as { peerDependenciesMeta?: Record<string, { optional?: boolean }> }).peerDependenciesMeta?.['react']
+        ?.optional,
+    ).toBe(true);
+    for (const entry of [
+      'dist/index.js',
+      'dist/testing/index.js',
+      'dist/websocket/index.js',
+      'dist/retry/index.js',
+      'dist/simulator/index.js',
+    ]) {
       expect(externalPackages(join(root, entry))).not.toContain('react');
     }
   });
 
-  it('the simulator\'s pure-rand is a runtime dependency', () => {
+  it("the simulator's pure-rand is a runtime dependency", () => {
     expect(pkg.dependencies?.['pure-rand']).toBeDefined();
   });
 });
 
 describe('files whitelist', () => {
   it('packs dist, the user docs, the examples and the benchmark figures they link to', async () => {
-    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, timeout: 60_000 });
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: root,
+      timeout: 60_000,
+    });
     const [report] = JSON.parse(stdout) as [{ files: { path: string }[] }];
-    const shipped = /^(dist\/|docs\/[^/]+\.md$|examples\/|bench\/results\/[^/]+\.svg$|(README|BENCHMARKS|RELIABILITY)\.md$|LICENSE$|package\.json$)/;
+    const shipped =
+      /^(dist\/|docs\/[^/]+\.md$|examples\/|bench\/results\/[^/]+\.svg$|(README|BENCHMARKS|RELIABILITY)\.md$|LICENSE$|package\.json$)/;
     const outside = report.files.map((f) => f.path).filter((p) => !shipped.test(p));
     expect(outside).toEqual([]);
     expect(report.files.some((f) => f.path === 'dist/index.d.ts')).toBe(true);

@@ -65,7 +65,10 @@ describe.skipIf(skip)('the published package', () => {
     expect(maps.length).toBeGreaterThan(0);
     expect(maps.filter((f) => f.endsWith('.d.ts.map'))).toEqual([]);
     const incomplete = maps.filter((f) => {
-      const map = JSON.parse(readFileSync(join(pkgDir(), f), 'utf8')) as { sources: string[]; sourcesContent?: (string | null)[] };
+      const map = JSON.parse(readFileSync(join(pkgDir(), f), 'utf8')) as {
+        sources: string[];
+        sourcesContent?: (string | null)[];
+      };
       return map.sourcesContent?.length !== map.sources.length || map.sourcesContent.some((s) => typeof s !== 'string');
     });
     expect(incomplete).toEqual([]);
@@ -86,7 +89,11 @@ describe.skipIf(skip)('the published package', () => {
           const full = join(pkgDir(), target);
           if (target.startsWith('..') || !existsSync(full)) {
             broken.push(`${where} (not in the package)`);
-          } else if (anchor !== undefined && statSync(full).isFile() && !anchorsOf(readFileSync(full, 'utf8')).has(anchor)) {
+          } else if (
+            anchor !== undefined &&
+            statSync(full).isFile() &&
+            !anchorsOf(readFileSync(full, 'utf8')).has(anchor)
+          ) {
             broken.push(`${where} (no heading #${anchor})`);
           }
         }

@@ -141,159 +141,169 @@ describe.skipIf(!hasChromium)('redialer/react in headless Chromium against a rea
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   }, WAIT_MS);
 
-  it('hides a blip, shows an outage after 5 s with a countdown that ticks once a second, "Waiting for network…" at once when offline', async () => {
-    const port = (server!.address() as AddressInfo).port;
-    dir = await mkdtemp(join(tmpdir(), 'redialer-react-'));
-    await writeFile(join(dir, 'entry.js'), entry(`ws://127.0.0.1:${String(port)}/`));
-    const bundle = await build({
-      entryPoints: [join(dir, 'entry.js')],
-      bundle: true,
-      format: 'iife',
-      platform: 'browser',
-      jsx: 'automatic',
-      define: { 'process.env.NODE_ENV': '"development"' }, // React's checks (getSnapshot caching, hydration) on
-      write: false,
-      logLevel: 'silent',
-      nodePaths: [path('../../node_modules')],
-    });
-    // The server's HTML: what react-dom/server renders without a live source (the server snapshots).
-    const banners = renderToString(
-      h(
-        'main',
-        null,
-        ...['one', 'two'].map((id) =>
-          h('div', { id, key: id }, h(ConnectionBanner, { source: null, reconnectedMs: 1500 })),
+  it(
+    'hides a blip, shows an outage after 5 s with a countdown that ticks once a second, "Waiting for network…" at once when offline',
+    async () => {
+      const port = (server!.address() as AddressInfo).port;
+      dir = await mkdtemp(join(tmpdir(), 'redialer-react-'));
+      await writeFile(join(dir, 'entry.js'), entry(`ws://127.0.0.1:${String(port)}/`));
+      const bundle = await build({
+        entryPoints: [join(dir, 'entry.js')],
+        bundle: true,
+        format: 'iife',
+        platform: 'browser',
+        jsx: 'automatic',
+        define: { 'process.env.NODE_ENV': '"development"' }, // React's checks (getSnapshot caching, hydration) on
+        write: false,
+        logLevel: 'silent',
+        nodePaths: [path('../../node_modules')],
+      });
+      // The server's HTML: what react-dom/server renders without a live source (the server snapshots).
+      const banners = renderToString(
+        h(
+          'main',
+          null,
+          ...['one', 'two'].map((id) =>
+            h('div', { id, key: id }, h(ConnectionBanner, { source: null, reconnectedMs: 1500 })),
+          ),
+          h('span', { id: 'countdown' }, ''),
         ),
-        h('span', { id: 'countdown' }, ''),
-      ),
-    );
-    context = await launchChromium(join(dir, 'profile'));
-    const page = context.pages()[0] ?? (await context.newPage());
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(error.message));
-    page.on('console', (message) => {
-      // Chromium logs each refused WebSocket itself; anything else (React's warnings) is a problem.
-      if (
-        (message.type() === 'error' || message.type() === 'warning') &&
-        !/^WebSocket connection to .* failed/.test(message.text())
-      ) {
-        problems.push(message.text());
+      );
+      context = await launchChromium(join(dir, 'profile'));
+      const page = context.pages()[0] ?? (await context.newPage());
+      const problems: string[] = [];
+      page.on('pageerror', (error) => problems.push(error.message));
+      page.on('console', (message) => {
+        // Chromium logs each refused WebSocket itself; anything else (React's warnings) is a problem.
+        if (
+          (message.type() === 'error' || message.type() === 'warning') &&
+          !/^WebSocket connection to .* failed/.test(message.text())
+        ) {
+          problems.push(message.text());
+        }
+      });
+      await page.setContent(`<!doctype html><div id="root">${banners}</div>`);
+      await page.addScriptTag({ content: bundle.outputFiles[0]!.text });
+
+      // Connected: the banner is empty and hidden, and nothing ticks.
+      await banner(page, 'connected', false);
+      expect(connections).toBe(1);
+      const renders = await page.evaluate(() => (window as unknown as TestWindow).test.countdownRenders());
+      await page.waitForTimeout(1500);
+      expect(await page.evaluate(() => (window as unknown as TestWindow).test.countdownRenders())).toBe(renders);
+
+      // A blip: the server goes away and is back at once; the client reconnects well within the grace period.
+      await stopServer(server!);
+      server = await startServer(port, onConnection);
+      await page.waitForFunction(
+        (n) =>
+          (window as unknown as TestWindow).test.log
+            .slice(n)
+            .some((e) => e.state === 'READY' && e.phase === 'connected'),
+        (await log(page)).length,
+        { timeout: WAIT_MS, polling: 50 },
+      );
+      await page.waitForFunction(
+        () => (window as unknown as TestWindow).test.log.some((e) => e.phase === 'reconnecting'),
+        undefined,
+        { timeout: WAIT_MS },
+      );
+      expect(connections).toBe(2);
+      expect((await log(page)).filter((e) => e.visible === 'true')).toEqual([]);
+
+      // An outage: hidden for 5 s from the loss, then "Reconnecting in N s · Retry now".
+      const before = (await log(page)).length;
+      await stopServer(server);
+      await banner(page, 'reconnecting', true);
+      const outage = (await log(page)).slice(before);
+      const lostAt = await page.evaluate(() => (window as unknown as TestWindow).test.losses.at(-1)!);
+      const shown = outage.find((e) => e.visible === 'true')!;
+      expect(shown.at - lostAt).toBeGreaterThanOrEqual(5000); // never before the grace is over
+      expect(outage.filter((e) => e.at < shown.at).every((e) => e.visible === 'false')).toBe(true);
+
+      // The countdown: wait through at least three whole seconds of one wait; every number shown is the
+      // whole seconds left until the socket's next attempt (rounded up), never less.
+      await page.waitForFunction(
+        () => {
+          const entries = (window as unknown as TestWindow).test.log;
+          const counts = entries.map((e) => /Reconnecting in (\d+) s/.exec(e.text)?.[1]).filter((n) => n !== undefined);
+          return new Set(counts).size >= 3 && entries.at(-1)!.text.includes('Reconnecting in 1 s');
+        },
+        undefined,
+        { timeout: WAIT_MS, polling: 50 },
+      );
+      const counting = (await log(page)).slice(before).filter((e) => /^Reconnecting in \d+ s/.test(e.text));
+      for (const e of counting) {
+        const shownSeconds = Number(/in (\d+) s/.exec(e.text)![1]);
+        expect(e.retryAt, JSON.stringify(e)).not.toBeNull();
+        const left = Math.ceil((e.retryAt! - e.at) / 1000);
+        expect(shownSeconds - left, JSON.stringify(e)).toBeGreaterThanOrEqual(0);
+        expect(shownSeconds - left, JSON.stringify(e)).toBeLessThanOrEqual(1);
       }
-    });
-    await page.setContent(`<!doctype html><div id="root">${banners}</div>`);
-    await page.addScriptTag({ content: bundle.outputFiles[0]!.text });
+      const sequence = counting.map((e) => e.text);
+      expect(sequence.length).toBeGreaterThanOrEqual(3);
+      expect(await page.textContent('#one .connection-banner')).toMatch(/^Reconnecting in 1 s · Retry now$/);
 
-    // Connected: the banner is empty and hidden, and nothing ticks.
-    await banner(page, 'connected', false);
-    expect(connections).toBe(1);
-    const renders = await page.evaluate(() => (window as unknown as TestWindow).test.countdownRenders());
-    await page.waitForTimeout(1500);
-    expect(await page.evaluate(() => (window as unknown as TestWindow).test.countdownRenders())).toBe(renders);
+      // In a long wait the server comes back; "Retry now" attempts at once instead of waiting:
+      // "Reconnected", then nothing.
+      const waiting = await page.waitForFunction(
+        () => {
+          const s = (window as unknown as TestWindow).test.socket.snapshot;
+          return s.state === 'TRANSIENT_FAILURE' && s.nextAttemptAt! - Date.now() > 1500 ? s.nextAttemptAt : undefined;
+        },
+        undefined,
+        { timeout: WAIT_MS, polling: 20 },
+      );
+      const waitUntil = (await waiting.jsonValue())!;
+      server = await startServer(port, onConnection);
+      const backFrom = (await log(page)).length;
+      await page.click('#one .connection-banner button');
+      await banner(page, 'connected', false);
+      const lastStart = await page.evaluate(() => (window as unknown as TestWindow).test.starts.at(-1)!);
+      expect(lastStart).toBeLessThan(waitUntil);
+      await page.waitForFunction(
+        (n) => (window as unknown as TestWindow).test.log.slice(n).some((e) => e.text === 'Reconnected'),
+        backFrom,
+        { timeout: WAIT_MS },
+      );
+      await page.waitForFunction(
+        () => document.querySelector('#one .connection-banner')!.textContent === '',
+        undefined,
+        {
+          timeout: WAIT_MS,
+        },
+      );
+      expect(connections).toBe(3);
 
-    // A blip: the server goes away and is back at once; the client reconnects well within the grace period.
-    await stopServer(server!);
-    server = await startServer(port, onConnection);
-    await page.waitForFunction(
-      (n) =>
-        (window as unknown as TestWindow).test.log.slice(n).some((e) => e.state === 'READY' && e.phase === 'connected'),
-      (await log(page)).length,
-      { timeout: WAIT_MS, polling: 50 },
-    );
-    await page.waitForFunction(
-      () => (window as unknown as TestWindow).test.log.some((e) => e.phase === 'reconnecting'),
-      undefined,
-      { timeout: WAIT_MS },
-    );
-    expect(connections).toBe(2);
-    expect((await log(page)).filter((e) => e.visible === 'true')).toEqual([]);
+      // Offline: the browser goes offline and the connection drops; the socket waits for the network and
+      // the banner says so at once (no grace), before any "Reconnecting" is shown.
+      const offlineFrom = (await log(page)).length;
+      await context.setOffline(true);
+      await stopServer(server);
+      server = await startServer(port, onConnection);
+      await banner(page, 'offline', true);
+      expect(await page.textContent('#one .connection-banner')).toBe('Waiting for network…');
+      const offline = (await log(page)).slice(offlineFrom);
+      expect(offline.find((e) => e.visible === 'true')?.phase).toBe('offline');
+      const onlineFrom = (await log(page)).length;
+      await context.setOffline(false);
+      await banner(page, 'connected', false);
+      await page.waitForFunction(
+        (n) => (window as unknown as TestWindow).test.log.slice(n).some((e) => e.text === 'Reconnected'),
+        onlineFrom,
+        { timeout: WAIT_MS },
+      );
+      expect(connections).toBe(4);
 
-    // An outage: hidden for 5 s from the loss, then "Reconnecting in N s · Retry now".
-    const before = (await log(page)).length;
-    await stopServer(server);
-    await banner(page, 'reconnecting', true);
-    const outage = (await log(page)).slice(before);
-    const lostAt = await page.evaluate(() => (window as unknown as TestWindow).test.losses.at(-1)!);
-    const shown = outage.find((e) => e.visible === 'true')!;
-    expect(shown.at - lostAt).toBeGreaterThanOrEqual(5000); // never before the grace is over
-    expect(outage.filter((e) => e.at < shown.at).every((e) => e.visible === 'false')).toBe(true);
-
-    // The countdown: wait through at least three whole seconds of one wait; every number shown is the
-    // whole seconds left until the socket's next attempt (rounded up), never less.
-    await page.waitForFunction(
-      () => {
-        const entries = (window as unknown as TestWindow).test.log;
-        const counts = entries.map((e) => /Reconnecting in (\d+) s/.exec(e.text)?.[1]).filter((n) => n !== undefined);
-        return new Set(counts).size >= 3 && entries.at(-1)!.text.includes('Reconnecting in 1 s');
-      },
-      undefined,
-      { timeout: WAIT_MS, polling: 50 },
-    );
-    const counting = (await log(page)).slice(before).filter((e) => /^Reconnecting in \d+ s/.test(e.text));
-    for (const e of counting) {
-      const shownSeconds = Number(/in (\d+) s/.exec(e.text)![1]);
-      expect(e.retryAt, JSON.stringify(e)).not.toBeNull();
-      const left = Math.ceil((e.retryAt! - e.at) / 1000);
-      expect(shownSeconds - left, JSON.stringify(e)).toBeGreaterThanOrEqual(0);
-      expect(shownSeconds - left, JSON.stringify(e)).toBeLessThanOrEqual(1);
-    }
-    const sequence = counting.map((e) => e.text);
-    expect(sequence.length).toBeGreaterThanOrEqual(3);
-    expect(await page.textContent('#one .connection-banner')).toMatch(/^Reconnecting in 1 s · Retry now$/);
-
-    // In a long wait the server comes back; "Retry now" attempts at once instead of waiting:
-    // "Reconnected", then nothing.
-    const waiting = await page.waitForFunction(
-      () => {
-        const s = (window as unknown as TestWindow).test.socket.snapshot;
-        return s.state === 'TRANSIENT_FAILURE' && s.nextAttemptAt! - Date.now() > 1500 ? s.nextAttemptAt : undefined;
-      },
-      undefined,
-      { timeout: WAIT_MS, polling: 20 },
-    );
-    const waitUntil = (await waiting.jsonValue())!;
-    server = await startServer(port, onConnection);
-    const backFrom = (await log(page)).length;
-    await page.click('#one .connection-banner button');
-    await banner(page, 'connected', false);
-    const lastStart = await page.evaluate(() => (window as unknown as TestWindow).test.starts.at(-1)!);
-    expect(lastStart).toBeLessThan(waitUntil);
-    await page.waitForFunction(
-      (n) => (window as unknown as TestWindow).test.log.slice(n).some((e) => e.text === 'Reconnected'),
-      backFrom,
-      { timeout: WAIT_MS },
-    );
-    await page.waitForFunction(() => document.querySelector('#one .connection-banner')!.textContent === '', undefined, {
-      timeout: WAIT_MS,
-    });
-    expect(connections).toBe(3);
-
-    // Offline: the browser goes offline and the connection drops; the socket waits for the network and
-    // the banner says so at once (no grace), before any "Reconnecting" is shown.
-    const offlineFrom = (await log(page)).length;
-    await context.setOffline(true);
-    await stopServer(server);
-    server = await startServer(port, onConnection);
-    await banner(page, 'offline', true);
-    expect(await page.textContent('#one .connection-banner')).toBe('Waiting for network…');
-    const offline = (await log(page)).slice(offlineFrom);
-    expect(offline.find((e) => e.visible === 'true')?.phase).toBe('offline');
-    const onlineFrom = (await log(page)).length;
-    await context.setOffline(false);
-    await banner(page, 'connected', false);
-    await page.waitForFunction(
-      (n) => (window as unknown as TestWindow).test.log.slice(n).some((e) => e.text === 'Reconnected'),
-      onlineFrom,
-      { timeout: WAIT_MS },
-    );
-    expect(connections).toBe(4);
-
-    // Both banners rendered the same thing at every change (one cached status per source), and React
-    // reported nothing (no uncached getSnapshot, no hydration mismatch).
-    const all = await log(page);
-    expect(all.filter((e) => !e.same)).toEqual([]);
-    expect(problems).toEqual([]);
-    console.log(
-      `redialer/react in Chromium, the banner's texts in order: ${JSON.stringify([...new Set(all.map((e) => `${e.phase}/${e.visible}: ${e.text}`))])}`,
-    );
-  }, 4 * WAIT_MS);
+      // Both banners rendered the same thing at every change (one cached status per source), and React
+      // reported nothing (no uncached getSnapshot, no hydration mismatch).
+      const all = await log(page);
+      expect(all.filter((e) => !e.same)).toEqual([]);
+      expect(problems).toEqual([]);
+      console.log(
+        `redialer/react in Chromium, the banner's texts in order: ${JSON.stringify([...new Set(all.map((e) => `${e.phase}/${e.visible}: ${e.text}`))])}`,
+      );
+    },
+    4 * WAIT_MS,
+  );
 });

@@ -24,7 +24,9 @@ import { createFakeConnector, createVirtualClock } from '../../src/testing/index
 /** A manager waiting to retry, and a source over it that counts subscriptions to state$. */
 function waitingSource() {
   const clock = createVirtualClock(1_000_000);
-  const fake = createFakeConnector((attempt) => { attempt.fail(new Error('ECONNREFUSED')); });
+  const fake = createFakeConnector((attempt) => {
+    attempt.fail(new Error('ECONNREFUSED'));
+  });
   const manager = new ConnectionManager({ connector: fake.connector, scheduler: clock.scheduler, random: () => 0.5 });
   manager.connect();
   let subscriptions = 0;
@@ -77,7 +79,12 @@ describe('the sources the hooks and connectionStatus read', () => {
   it('accept a ConnectionManager, a ManagedChannel and a ReconnectingWebSocket (checked by the compiler)', () => {
     const accept = (manager: ConnectionManager, channel: ManagedChannel, socket: ReconnectingWebSocket): unknown[] => {
       const sources: StateSource[] = [manager, channel, socket];
-      return [...sources, connectionStatus(manager.state$), connectionStatus(channel.state$), connectionStatus(socket.state$)];
+      return [
+        ...sources,
+        connectionStatus(manager.state$),
+        connectionStatus(channel.state$),
+        connectionStatus(socket.state$),
+      ];
     };
     expect(typeof accept).toBe('function');
   });

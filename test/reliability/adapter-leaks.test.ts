@@ -22,7 +22,12 @@ import { type CountRequest, createTestClient, echo, startTestServer, type Tick }
 import { startServer } from '../websocket/support/ws-server.js';
 
 const insecure = credentials.createInsecure();
-const FAST = { backoff: grpcBackoff({ initialBackoff: 50, maxBackoff: 200 }), minConnectTimeout: 300, minUptime: 0, random: () => 0.5 };
+const FAST = {
+  backoff: grpcBackoff({ initialBackoff: 50, maxBackoff: 200 }),
+  minConnectTimeout: 300,
+  minUptime: 0,
+  random: () => 0.5,
+};
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const run = promisify(execFile);
 
@@ -179,8 +184,18 @@ describe('adapters leave no handle behind', () => {
     cleanup.push(() => server.close());
     const silent = await silentListener();
     const before = await settled();
-    const ready = new ConnectionManager({ connector: http2Connector(`http://${server.address}`, { keepaliveTime: 50, keepaliveWithoutCalls: true, minKeepaliveTime: 10 }), ...FAST });
-    const attempting = new ConnectionManager({ connector: http2Connector(`http://127.0.0.1:${String(silent.port)}`), ...FAST });
+    const ready = new ConnectionManager({
+      connector: http2Connector(`http://${server.address}`, {
+        keepaliveTime: 50,
+        keepaliveWithoutCalls: true,
+        minKeepaliveTime: 10,
+      }),
+      ...FAST,
+    });
+    const attempting = new ConnectionManager({
+      connector: http2Connector(`http://127.0.0.1:${String(silent.port)}`),
+      ...FAST,
+    });
     ready.connect();
     attempting.connect();
     await until(ready.state$, (s) => s.state === 'READY');
@@ -221,7 +236,8 @@ describe("unref'd adapters let Node exit by itself (child processes, against dis
     ['ManagedChannel with unref: true', 'unref-grpc-exit.mjs'],
     ['ReconnectingWebSocket with scheduler: unrefScheduler', 'unref-websocket-exit.mjs'],
   ])('%s, retrying against a refused port', async (_name, file) => {
-    if (!existsSync(join(root, 'dist/grpc/index.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does)');
+    if (!existsSync(join(root, 'dist/grpc/index.js')))
+      throw new Error('dist/ is missing: run `npm run build` (npm test does)');
     const port = await refusedPort();
     const { stdout } = await run(process.execPath, [fixture(file), String(port)], { timeout: 15_000, cwd: root });
     // It exited while still retrying: the attempts went on until the event loop had nothing else.
@@ -230,7 +246,10 @@ describe("unref'd adapters let Node exit by itself (child processes, against dis
 
   it('the check can fail: the same ManagedChannel without unref keeps Node alive until killed', async () => {
     const port = await refusedPort();
-    const outcome = await run(process.execPath, [fixture('unref-grpc-exit.mjs'), String(port), 'keep-ref'], { timeout: 1500, cwd: root }).then(
+    const outcome = await run(process.execPath, [fixture('unref-grpc-exit.mjs'), String(port), 'keep-ref'], {
+      timeout: 1500,
+      cwd: root,
+    }).then(
       () => 'exited',
       (error: unknown) => ((error as { killed?: boolean }).killed === true ? 'killed' : String(error)),
     );

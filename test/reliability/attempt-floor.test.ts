@@ -123,7 +123,10 @@ describe('the floor on attempt starts', () => {
   it('"retry now" under the floor brings the wait forward to the floor, and never pushes it back', () => {
     const clock = createVirtualClock();
     const manager = new ConnectionManager({
-      connector: () => new Observable<never>((subscriber) => { subscriber.error(new Error('ECONNREFUSED')); }),
+      connector: () =>
+        new Observable<never>((subscriber) => {
+          subscriber.error(new Error('ECONNREFUSED'));
+        }),
       scheduler: clock.scheduler,
     });
     manager.connect();

@@ -57,7 +57,12 @@ function run(commands: readonly Command[], reads: readonly Read[]): void {
     }
     tracked.push(entry);
   });
-  const manager = new ConnectionManager<string>({ connector: fake.connector, scheduler: clock.scheduler, random: () => 0.5, minUptime: 1000 });
+  const manager = new ConnectionManager<string>({
+    connector: fake.connector,
+    scheduler: clock.scheduler,
+    random: () => 0.5,
+    minUptime: 1000,
+  });
   const live = (): FakeAttempt<string> | undefined => {
     const last = fake.last;
     return last !== undefined && last.status !== 'ended' ? last : undefined;
@@ -95,7 +100,10 @@ function run(commands: readonly Command[], reads: readonly Read[]): void {
     for (const t of tracked) {
       const over = t.attempt.status === 'ended';
       // Reading at any moment gives the truth, whether or not it was read before.
-      expect(t.attempt.context.signal.aborted, `attempt ${String(t.attempt.context.attempt)} (${t.read}) after ${c.kind}`).toBe(over);
+      expect(
+        t.attempt.context.signal.aborted,
+        `attempt ${String(t.attempt.context.attempt)} (${t.read}) after ${c.kind}`,
+      ).toBe(over);
       expect(t.abortedWhileLive).toBe(false);
       if (t.attempt.torndown) {
         const reason: unknown = t.attempt.context.signal.reason;
@@ -111,9 +119,13 @@ function run(commands: readonly Command[], reads: readonly Read[]): void {
 describe('the attempt signal', () => {
   it('is aborted exactly when its attempt is over, read early, late or never', () => {
     fc.assert(
-      fc.property(fc.array(command, { minLength: 1, maxLength: 60 }), fc.array(fc.constantFrom<Read>('early', 'late', 'never'), { minLength: 1, maxLength: 5 }), (commands, reads) => {
-        run([{ kind: 'connect' }, ...commands], reads);
-      }),
+      fc.property(
+        fc.array(command, { minLength: 1, maxLength: 60 }),
+        fc.array(fc.constantFrom<Read>('early', 'late', 'never'), { minLength: 1, maxLength: 5 }),
+        (commands, reads) => {
+          run([{ kind: 'connect' }, ...commands], reads);
+        },
+      ),
       { numRuns: 300 },
     );
   });

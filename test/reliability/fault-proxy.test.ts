@@ -79,7 +79,8 @@ describe('fault proxy', () => {
     await proxy.setFault({ kind: 'refuse' }); // resolves although `open` is still open
     expect((await exchange(proxy.port, 'x')).end).toBe('ECONNREFUSED');
     open.write('still');
-    for (let i = 0; i < 100 && !received.includes('still'); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 100 && !received.includes('still'); i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     expect(received).toBe('hello;still');
   });
 
@@ -111,7 +112,9 @@ describe('fault proxy', () => {
   });
 
   it('close() leaves no socket or server handle behind', async () => {
-    const before = process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap' || r === 'TCPServerWrap').length;
+    const before = process
+      .getActiveResourcesInfo()
+      .filter((r) => r === 'TCPSocketWrap' || r === 'TCPServerWrap').length;
     proxy = await startFaultProxy({ port: echoPort() }, { kind: 'latency', ms: 5000 });
     await exchange(proxy.port, 'x', 50);
     await proxy.close();
@@ -121,7 +124,7 @@ describe('fault proxy', () => {
     expect(after).toBeLessThanOrEqual(before);
   });
 
-  it('a reset after 0 bytes resets at the server\'s first byte, delivering nothing', async () => {
+  it("a reset after 0 bytes resets at the server's first byte, delivering nothing", async () => {
     proxy = await startFaultProxy({ port: echoPort() }, { kind: 'reset-after-bytes', bytes: 0 });
     expect(await exchange(proxy.port, 'x')).toEqual({ data: '', end: 'ECONNRESET' });
   });
@@ -155,14 +158,22 @@ describe('fault proxy options are validated like every other option', () => {
   });
 
   it('accepts every kind with sound parameters', () => {
-    const params: Record<string, object> = { latency: { ms: 0 }, 'close-after': { ms: Infinity }, 'reset-after-bytes': { bytes: 0 } };
+    const params: Record<string, object> = {
+      latency: { ms: 0 },
+      'close-after': { ms: Infinity },
+      'reset-after-bytes': { bytes: 0 },
+    };
     for (const kind of FAULT_KINDS) expect(checkFault({ kind, ...params[kind] })).toMatchObject({ kind });
   });
 
   it('startFaultProxy and setFault reject bad input before anything listens or changes', async () => {
-    await expect(startFaultProxy({ port: 0 })).rejects.toThrow(/option "port" must be an integer >= 1 and <= 65535, got 0/);
+    await expect(startFaultProxy({ port: 0 })).rejects.toThrow(
+      /option "port" must be an integer >= 1 and <= 65535, got 0/,
+    );
     await expect(startFaultProxy({ port: echoPort(), host: '' })).rejects.toThrow(/option "host"/);
-    await expect(startFaultProxy({ port: echoPort() }, { kind: 'latency', ms: NaN })).rejects.toThrow(/option "initial.ms"/);
+    await expect(startFaultProxy({ port: echoPort() }, { kind: 'latency', ms: NaN })).rejects.toThrow(
+      /option "initial.ms"/,
+    );
     proxy = await startFaultProxy({ port: echoPort() });
     await expect(proxy.setFault({ kind: 'nope' } as never)).rejects.toThrow(/option "fault.kind"/);
     // The fault in force is unchanged.

@@ -22,7 +22,12 @@ import { record, until } from '../grpc/support/record.js';
 import { createTestClient, echo } from '../grpc/support/service.js';
 
 const insecure = credentials.createInsecure();
-const FAST = { backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }), minConnectTimeout: 300, minUptime: 0, random: () => 0.5 };
+const FAST = {
+  backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }),
+  minConnectTimeout: 300,
+  minUptime: 0,
+  random: () => 0.5,
+};
 /** Longer than grpc-js's first subchannel backoff (1 s + 20 % jitter), the time a stray reconnect would take. */
 const LINGER = 1600;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -47,12 +52,15 @@ async function countingServer(onSocket: (socket: Socket) => void) {
     onSocket(socket);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  cleanup.push(() => new Promise<void>((r) => {
-    for (const socket of sockets) socket.destroy();
-    server.close(() => {
-      r();
-    });
-  }));
+  cleanup.push(
+    () =>
+      new Promise<void>((r) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => {
+          r();
+        });
+      }),
+  );
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
   return { port: address.port, accepted: () => accepted, open: () => sockets.size };
@@ -74,7 +82,11 @@ function managed(port: number) {
   cleanup.push(() => {
     channel.close();
   });
-  return { channel, log: record(channel.state$), client: createTestClient(address, insecure, { channelOverride: channel }) };
+  return {
+    channel,
+    log: record(channel.state$),
+    client: createTestClient(address, insecure, { channelOverride: channel }),
+  };
 }
 
 function counted(port: number) {
@@ -158,14 +170,22 @@ describe('ManagedChannel: one TCP connection per scheduled attempt, none after i
 });
 
 describe('a ManagedChannel never keeps a process alive by itself', () => {
-  it.each(['refused', 'blackhole'])('a process that makes one failing call (%s) and never closes the channel exits by itself', async (kind) => {
-    if (!existsSync(join(root, 'dist/grpc/index.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does)');
-    const server = kind === 'blackhole' ? await countingServer(() => undefined) : undefined;
-    const port = server?.port ?? (await refusingPort());
-    const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'test/fixtures/grpc-one-failing-call.mjs'), String(port)], {
-      timeout: 15_000,
-      cwd: root,
-    });
-    expect(stdout).toMatch(/^call: (14|4) .*\nexited in (TRANSIENT_FAILURE|CONNECTING)$/);
-  });
+  it.each(['refused', 'blackhole'])(
+    'a process that makes one failing call (%s) and never closes the channel exits by itself',
+    async (kind) => {
+      if (!existsSync(join(root, 'dist/grpc/index.js')))
+        throw new Error('dist/ is missing: run `npm run build` (npm test does)');
+      const server = kind === 'blackhole' ? await countingServer(() => undefined) : undefined;
+      const port = server?.port ?? (await refusingPort());
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [join(root, 'test/fixtures/grpc-one-failing-call.mjs'), String(port)],
+        {
+          timeout: 15_000,
+          cwd: root,
+        },
+      );
+      expect(stdout).toMatch(/^call: (14|4) .*\nexited in (TRANSIENT_FAILURE|CONNECTING)$/);
+    },
+  );
 });

@@ -6,7 +6,13 @@
  */
 import { credentials, Metadata, status } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type ConnectionSnapshot, ConnectionManager, grpcBackoff, isConnectionClosedError, isConnectTimeoutError } from '../../src/index.js';
+import {
+  type ConnectionSnapshot,
+  ConnectionManager,
+  grpcBackoff,
+  isConnectionClosedError,
+  isConnectTimeoutError,
+} from '../../src/index.js';
 import {
   http2Connector,
   isConnectionFailedError,
@@ -31,7 +37,12 @@ import { type Fault, type FaultProxy, startFaultProxy } from '../../src/testing/
 
 const insecure = credentials.createInsecure();
 // random pinned at 0.5: every wait is exactly nominal (100, 160, 256, 409.6 … ms).
-const FAST = { backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }), minConnectTimeout: 300, minUptime: 0, random: () => 0.5 };
+const FAST = {
+  backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }),
+  minConnectTimeout: 300,
+  minUptime: 0,
+  random: () => 0.5,
+};
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -153,24 +164,37 @@ describe('gRPC through the fault proxy', () => {
       const start = starts[i];
       expect(start?.state === 'CONNECTING' && start.timeoutAt - start.since).toBeCloseTo(cut, 3);
     });
-    failures.forEach((f, i) => { expect(f.since - starts[i]!.since).toBeGreaterThanOrEqual(300); });
+    failures.forEach((f, i) => {
+      expect(f.since - starts[i]!.since).toBeGreaterThanOrEqual(300);
+    });
     expect(log.states()).not.toContain('READY');
     // The attempts' connections reach the proxy; on a loaded machine the accept of the latest one can
     // trail the attempt's start (and a 300 ms attempt can be cut before grpc-js dials), so wait for it.
-    await vi.waitFor(() => {
-      expect(proxy.accepted).toBeGreaterThanOrEqual(4);
-    }, { timeout: 10_000, interval: 20 });
+    await vi.waitFor(
+      () => {
+        expect(proxy.accepted).toBeGreaterThanOrEqual(4);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
     // A waitForReady call waiting through it all ends at its own deadline.
-    await expect(echo(client, 'late', new Metadata({ waitForReady: true }), new Date(Date.now() + 200))).rejects.toMatchObject({
+    await expect(
+      echo(client, 'late', new Metadata({ waitForReady: true }), new Date(Date.now() + 200)),
+    ).rejects.toMatchObject({
       code: status.DEADLINE_EXCEEDED,
     });
-    await closeAndCount(() => proxy.accepted, () => proxy.open);
+    await closeAndCount(
+      () => proxy.accepted,
+      () => proxy.open,
+    );
   });
 
   it('black hole, http2Connector: ConnectTimeoutError at max(deadline, minConnectTimeout), READY never', async () => {
     const s = await server();
     const proxy = await proxyTo(s.port, { kind: 'blackhole' });
-    const manager = new ConnectionManager({ connector: http2Connector(`http://127.0.0.1:${String(proxy.port)}`), ...FAST });
+    const manager = new ConnectionManager({
+      connector: http2Connector(`http://127.0.0.1:${String(proxy.port)}`),
+      ...FAST,
+    });
     cleanup.push(() => {
       manager.shutdown();
     });
@@ -185,7 +209,10 @@ describe('gRPC through the fault proxy', () => {
     expect(failures[1]!.since - second!.since).toBeGreaterThanOrEqual(300);
     expect(log.states()).not.toContain('READY');
     manager.shutdown();
-    await counted(() => proxy.accepted, () => proxy.open);
+    await counted(
+      () => proxy.accepted,
+      () => proxy.open,
+    );
   });
 
   it('latency (100 ms each way): READY only once SETTINGS has crossed, then stays READY; calls succeed', async () => {
@@ -199,7 +226,10 @@ describe('gRPC through the fault proxy', () => {
     expect(ready.since - start!.since).toBeGreaterThanOrEqual(100);
     expect(log.states()).toEqual(['IDLE', 'CONNECTING', 'READY']);
     expect(channel.manager.snapshot.state).toBe('READY');
-    await closeAndCount(() => proxy.accepted, () => proxy.open);
+    await closeAndCount(
+      () => proxy.accepted,
+      () => proxy.open,
+    );
   });
 
   it('reset mid-stream: the channel reconnects and a ResilientStream resumes from its cursor; every tick exactly once, in order', async () => {
@@ -227,12 +257,17 @@ describe('gRPC through the fault proxy', () => {
     expect(ticks).toEqual(Array.from({ length: 30 }, (_, i) => i));
     // The first connection lost (a slow first attempt on a loaded machine may have been cut before it).
     const firstReady = log.snapshots.findIndex((x) => x.state === 'READY');
-    const lost = log.snapshots.slice(firstReady).find((x) => x.state === 'TRANSIENT_FAILURE' || (x.state === 'IDLE' && x.lastError !== undefined));
+    const lost = log.snapshots
+      .slice(firstReady)
+      .find((x) => x.state === 'TRANSIENT_FAILURE' || (x.state === 'IDLE' && x.lastError !== undefined));
     expect(isConnectionClosedError(lost?.lastError)).toBe(true);
     expect(log.snapshots.filter((x) => x.state === 'READY')).toHaveLength(2);
     expect(proxy.accepted).toBe(log.starts().length); // one connection per attempt
     stream.close();
-    await closeAndCount(() => proxy.accepted, () => proxy.open);
+    await closeAndCount(
+      () => proxy.accepted,
+      () => proxy.open,
+    );
   });
 
   it('accept, then close after 50 ms without forwarding: no attempt reaches READY, the backoff keeps growing', async () => {
@@ -251,33 +286,54 @@ describe('gRPC through the fault proxy', () => {
 
   // With grpc-js 1.10 (the CI run with REDIALER_GRPC_JS), a ManagedChannel is READY at the server's ACK of
   // its SETTINGS (grpc-js 1.10 turns Node's remoteSettings event off), which this fault never lets through.
-  it.skipIf(process.env['REDIALER_GRPC_JS'] === 'grpc-js-1-10')('stall after SETTINGS: READY, then silence; calls end at their deadline and keepalive declares the connection dead, so the channel reconnects', async () => {
-    const s = await server({
-      serverOptions: { 'grpc.keepalive_permit_without_calls': 1, 'grpc.http2.min_ping_interval_without_data_ms': 10, 'grpc.http2.max_ping_strikes': 0 },
-    });
-    const proxy = await proxyTo(s.port, { kind: 'stall-after-handshake' });
-    const { channel, client, log, closeAndCount } = managed(proxy.port, {
-      ...FAST,
-      minKeepaliveTime: 100, // the server allows it (gRFC A8's floor is 10 s)
-      channelOptions: { 'grpc.keepalive_time_ms': 400, 'grpc.keepalive_timeout_ms': 400, 'grpc.keepalive_permit_without_calls': 1 },
-    });
-    channel.manager.connect();
-    await until(channel.state$, (x) => x.state === 'READY'); // the server's SETTINGS was the last thing to pass
-    await expect(echo(client, 'into the stall', undefined, new Date(Date.now() + 150))).rejects.toMatchObject({ code: status.DEADLINE_EXCEEDED });
-    await proxy.setFault({ kind: 'pass' });
-    const lost = await until(channel.state$, (x) => x.state !== 'READY');
-    expect(isConnectionClosedError(lost.lastError)).toBe(true);
-    await until(channel.state$, (x) => x.state === 'READY');
-    await expect(echo(client, 'healed')).resolves.toEqual({ text: 'healed' });
-    expect(log.snapshots.filter((x) => x.state === 'READY')).toHaveLength(2);
-    await closeAndCount(() => proxy.accepted, () => proxy.open);
-  });
+  it.skipIf(process.env['REDIALER_GRPC_JS'] === 'grpc-js-1-10')(
+    'stall after SETTINGS: READY, then silence; calls end at their deadline and keepalive declares the connection dead, so the channel reconnects',
+    async () => {
+      const s = await server({
+        serverOptions: {
+          'grpc.keepalive_permit_without_calls': 1,
+          'grpc.http2.min_ping_interval_without_data_ms': 10,
+          'grpc.http2.max_ping_strikes': 0,
+        },
+      });
+      const proxy = await proxyTo(s.port, { kind: 'stall-after-handshake' });
+      const { channel, client, log, closeAndCount } = managed(proxy.port, {
+        ...FAST,
+        minKeepaliveTime: 100, // the server allows it (gRFC A8's floor is 10 s)
+        channelOptions: {
+          'grpc.keepalive_time_ms': 400,
+          'grpc.keepalive_timeout_ms': 400,
+          'grpc.keepalive_permit_without_calls': 1,
+        },
+      });
+      channel.manager.connect();
+      await until(channel.state$, (x) => x.state === 'READY'); // the server's SETTINGS was the last thing to pass
+      await expect(echo(client, 'into the stall', undefined, new Date(Date.now() + 150))).rejects.toMatchObject({
+        code: status.DEADLINE_EXCEEDED,
+      });
+      await proxy.setFault({ kind: 'pass' });
+      const lost = await until(channel.state$, (x) => x.state !== 'READY');
+      expect(isConnectionClosedError(lost.lastError)).toBe(true);
+      await until(channel.state$, (x) => x.state === 'READY');
+      await expect(echo(client, 'healed')).resolves.toEqual({ text: 'healed' });
+      expect(log.snapshots.filter((x) => x.state === 'READY')).toHaveLength(2);
+      await closeAndCount(
+        () => proxy.accepted,
+        () => proxy.open,
+      );
+    },
+  );
 
   it('stall after SETTINGS, http2Connector: an unanswered keepalive PING ends the connection and the manager reconnects', async () => {
     const s = await server();
     const proxy = await proxyTo(s.port, { kind: 'stall-after-handshake' });
     const manager = new ConnectionManager({
-      connector: http2Connector(`http://127.0.0.1:${String(proxy.port)}`, { keepaliveTime: 100, keepaliveTimeout: 100, keepaliveWithoutCalls: true, minKeepaliveTime: 10 }),
+      connector: http2Connector(`http://127.0.0.1:${String(proxy.port)}`, {
+        keepaliveTime: 100,
+        keepaliveTimeout: 100,
+        keepaliveWithoutCalls: true,
+        minKeepaliveTime: 10,
+      }),
       ...FAST,
     });
     cleanup.push(() => {
@@ -291,7 +347,10 @@ describe('gRPC through the fault proxy', () => {
     expect(isKeepaliveTimeoutError(lost.lastError)).toBe(true);
     await until(manager.state$, (x) => x.state === 'READY');
     manager.shutdown();
-    await counted(() => proxy.accepted, () => proxy.open);
+    await counted(
+      () => proxy.accepted,
+      () => proxy.open,
+    );
   });
 });
 
@@ -311,8 +370,11 @@ describe('a real flapping gRPC server cannot push the attempt rate above the pol
     const starts = connecting(log.snapshots).map((x, _, all) => x.since - all[0]!.since);
     // gRPC's schedule: attempt k starts no sooner than the sum of the nominal waits before it (1 ms of timer rounding each).
     const nominal = [0, 100, 260, 516, 925.6, 1580.96];
-    starts.forEach((t, k) => { expect(t).toBeGreaterThanOrEqual(nominal[k]! - k); });
-    for (const t of [300, 600, 1000]) expect(starts.filter((x) => x <= t).length).toBeLessThanOrEqual(nominal.filter((x) => x <= t + 6).length);
+    starts.forEach((t, k) => {
+      expect(t).toBeGreaterThanOrEqual(nominal[k]! - k);
+    });
+    for (const t of [300, 600, 1000])
+      expect(starts.filter((x) => x <= t).length).toBeLessThanOrEqual(nominal.filter((x) => x <= t + 6).length);
     // The connections were real (READY) and short-lived, yet none reset the backoff.
     const readyAttempts = log.snapshots.filter((x) => x.state === 'READY').map((x) => x.attempt);
     expect(readyAttempts.length).toBeGreaterThanOrEqual(4);

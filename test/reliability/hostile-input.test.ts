@@ -8,7 +8,13 @@ import { credentials } from '@grpc/grpc-js';
 import fc from 'fast-check';
 import { NEVER } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
-import { ConnectionManager, MAX_DELAY_MS, exponentialBackoff, grpcBackoff, isRetryAfterError } from '../../src/index.js';
+import {
+  ConnectionManager,
+  MAX_DELAY_MS,
+  exponentialBackoff,
+  grpcBackoff,
+  isRetryAfterError,
+} from '../../src/index.js';
 import { ManagedChannel } from '../../src/grpc/index.js';
 import { HttpResponseError, retry } from '../../src/retry/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
@@ -44,13 +50,18 @@ describe('hostile options', () => {
             random: anything,
             trace: anything,
             unref: anything,
-            attemptSpacing: fc.oneof(anything, fc.record({ burst: anything, interval: anything }, { requiredKeys: [] })),
+            attemptSpacing: fc.oneof(
+              anything,
+              fc.record({ burst: anything, interval: anything }, { requiredKeys: [] }),
+            ),
             onUnhandledError: anything,
           },
           { requiredKeys: [] },
         ),
         (options) => {
-          expectCleanOutcome(() => { new ConnectionManager({ connector: () => NEVER, ...(options as object) }).shutdown(); });
+          expectCleanOutcome(() => {
+            new ConnectionManager({ connector: () => NEVER, ...(options as object) }).shutdown();
+          });
         },
       ),
       { numRuns: 1000 },
@@ -60,8 +71,14 @@ describe('hostile options', () => {
   it('policy options: construct or throw; when constructed, 1,000 waits are finite and in range', () => {
     fc.assert(
       fc.property(
-        fc.record({ initialBackoff: anything, multiplier: anything, jitter: anything, maxBackoff: anything }, { requiredKeys: [] }),
-        fc.record({ initialDelay: anything, multiplier: anything, maxDelay: anything, jitter: anything }, { requiredKeys: [] }),
+        fc.record(
+          { initialBackoff: anything, multiplier: anything, jitter: anything, maxBackoff: anything },
+          { requiredKeys: [] },
+        ),
+        fc.record(
+          { initialDelay: anything, multiplier: anything, maxDelay: anything, jitter: anything },
+          { requiredKeys: [] },
+        ),
         (g, e) => {
           for (const make of [() => grpcBackoff(g as never), () => exponentialBackoff(e as never)]) {
             let policy;
@@ -107,11 +124,31 @@ describe('hostile options', () => {
 const hostileText = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.stringMatching(/^\d{1,400}(\.\d{0,5})?$/),
-  fc.constantFrom('-1', '-0', '0', 'NaN', 'Infinity', '-Infinity', '1e309', '1e-7', '0x10', ' 5 ', '5, 6', '9'.repeat(330), '1.5', '+3', ''),
-  fc.double().map(String),
-  fc.tuple(fc.constantFrom('retry-after=', 'Retry-After: ', 'retry after ', ''), fc.oneof(fc.double().map(String), fc.stringMatching(/^\d{1,40}$/)), fc.constantFrom('', 'ms', 's', 'h')).map(
-    ([a, b, c]) => a + b + c,
+  fc.constantFrom(
+    '-1',
+    '-0',
+    '0',
+    'NaN',
+    'Infinity',
+    '-Infinity',
+    '1e309',
+    '1e-7',
+    '0x10',
+    ' 5 ',
+    '5, 6',
+    '9'.repeat(330),
+    '1.5',
+    '+3',
+    '',
   ),
+  fc.double().map(String),
+  fc
+    .tuple(
+      fc.constantFrom('retry-after=', 'Retry-After: ', 'retry after ', ''),
+      fc.oneof(fc.double().map(String), fc.stringMatching(/^\d{1,40}$/)),
+      fc.constantFrom('', 'ms', 's', 'h'),
+    )
+    .map(([a, b, c]) => a + b + c),
 );
 
 const finiteIn = (ms: number, min: number, max: number): boolean => Number.isFinite(ms) && ms >= min && ms <= max;
@@ -119,30 +156,35 @@ const finiteIn = (ms: number, min: number, max: number): boolean => Number.isFin
 describe('hostile server hints through the real paths: never a NaN, infinite or negative sleep', () => {
   it('WebSocket close reasons (1012/1013, any reason): the adapter waits a finite time within [minDelay, maxDelay], with one timer', () => {
     fc.assert(
-      fc.property(fc.constantFrom(1012, 1013), hostileText, fc.double({ min: 0, max: 1, noNaN: true }), (code, reason, r) => {
-        const clock = createVirtualClock();
-        const fake = fakeWebSocketClass();
-        const socket = new ReconnectingWebSocket('ws://example.test/', undefined, {
-          WebSocket: fake.WebSocket,
-          scheduler: clock.scheduler,
-          random: () => r,
-          environment: new FakeEnvironment(),
-          minReconnectionDelay: 100,
-          maxReconnectionDelay: 60_000,
-        });
-        fake.last().open();
-        fake.last().finish(code, reason, true);
-        const s = socket.snapshot;
-        expect(s.state).toBe('TRANSIENT_FAILURE');
-        if (s.state !== 'TRANSIENT_FAILURE') return;
-        expect(isRetryAfterError(s.lastError)).toBe(true);
-        expect(finiteIn(s.nextAttemptAt - clock.now(), 100, 60_000)).toBe(true);
-        expect(clock.pendingTimers()).toBe(1);
-        clock.advanceTo(s.nextAttemptAt);
-        expect(socket.snapshot.state).toBe('CONNECTING');
-        socket.close();
-        expect(clock.pendingTimers()).toBe(0);
-      }),
+      fc.property(
+        fc.constantFrom(1012, 1013),
+        hostileText,
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (code, reason, r) => {
+          const clock = createVirtualClock();
+          const fake = fakeWebSocketClass();
+          const socket = new ReconnectingWebSocket('ws://example.test/', undefined, {
+            WebSocket: fake.WebSocket,
+            scheduler: clock.scheduler,
+            random: () => r,
+            environment: new FakeEnvironment(),
+            minReconnectionDelay: 100,
+            maxReconnectionDelay: 60_000,
+          });
+          fake.last().open();
+          fake.last().finish(code, reason, true);
+          const s = socket.snapshot;
+          expect(s.state).toBe('TRANSIENT_FAILURE');
+          if (s.state !== 'TRANSIENT_FAILURE') return;
+          expect(isRetryAfterError(s.lastError)).toBe(true);
+          expect(finiteIn(s.nextAttemptAt - clock.now(), 100, 60_000)).toBe(true);
+          expect(clock.pendingTimers()).toBe(1);
+          clock.advanceTo(s.nextAttemptAt);
+          expect(socket.snapshot.state).toBe('CONNECTING');
+          socket.close();
+          expect(clock.pendingTimers()).toBe(0);
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -161,7 +203,8 @@ describe('hostile server hints through the real paths: never a NaN, infinite or 
         if (opened) fake.last().open();
         fake.last().finish(code, reason, opened);
         const s = socket.snapshot;
-        if (s.state === 'TRANSIENT_FAILURE') expect(finiteIn(s.nextAttemptAt - clock.now(), 0, MAX_DELAY_MS)).toBe(true);
+        if (s.state === 'TRANSIENT_FAILURE')
+          expect(finiteIn(s.nextAttemptAt - clock.now(), 0, MAX_DELAY_MS)).toBe(true);
         else expect(s.state).toBe('SHUTDOWN');
         socket.close();
         expect(clock.pendingTimers()).toBe(0);
@@ -226,38 +269,44 @@ describe('hostile server hints through the real paths: never a NaN, infinite or 
   it('grpc-retry-pushback-ms through retry(): a wait finite and in [0, MAX_DELAY_MS], or no retry at all (gRFC A6: a bad value stops)', async () => {
     const seen = { total: 0, waited: 0, stopped: 0 };
     await fc.assert(
-      fc.asyncProperty(fc.oneof(hostileText.map((v) => [v]), fc.array(hostileText, { maxLength: 3 })), async (values) => {
-        seen.total += 1;
-        const clock = createVirtualClock();
-        const delays: number[] = [];
-        let calls = 0;
-        const outcome = await drive(
-          clock,
-          retry(
-            () => {
-              calls += 1;
-              if (calls === 1) throw grpcError(14, { 'grpc-retry-pushback-ms': values });
-              return 'ok';
-            },
-            {
-              scheduler: clock.scheduler,
-              maxAttempts: 2,
-              metrics: { record: (e) => (e.type === 'retry' ? delays.push(e.delay) : undefined) },
-            },
-          ),
-        );
-        if (outcome.status === 'fulfilled') {
-          seen.waited += 1;
-          expect(delays).toHaveLength(1);
-          expect(finiteIn(delays[0]!, 0, MAX_DELAY_MS)).toBe(true);
-          expect(outcome.at).toBeCloseTo(delays[0]!, 6);
-        } else {
-          seen.stopped += 1;
-          expect(calls).toBe(1); // pushback said stop: no second attempt
-          expect(delays).toEqual([]);
-        }
-        expect(clock.pendingTimers()).toBe(0);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          hostileText.map((v) => [v]),
+          fc.array(hostileText, { maxLength: 3 }),
+        ),
+        async (values) => {
+          seen.total += 1;
+          const clock = createVirtualClock();
+          const delays: number[] = [];
+          let calls = 0;
+          const outcome = await drive(
+            clock,
+            retry(
+              () => {
+                calls += 1;
+                if (calls === 1) throw grpcError(14, { 'grpc-retry-pushback-ms': values });
+                return 'ok';
+              },
+              {
+                scheduler: clock.scheduler,
+                maxAttempts: 2,
+                metrics: { record: (e) => (e.type === 'retry' ? delays.push(e.delay) : undefined) },
+              },
+            ),
+          );
+          if (outcome.status === 'fulfilled') {
+            seen.waited += 1;
+            expect(delays).toHaveLength(1);
+            expect(finiteIn(delays[0]!, 0, MAX_DELAY_MS)).toBe(true);
+            expect(outcome.at).toBeCloseTo(delays[0]!, 6);
+          } else {
+            seen.stopped += 1;
+            expect(calls).toBe(1); // pushback said stop: no second attempt
+            expect(delays).toEqual([]);
+          }
+          expect(clock.pendingTimers()).toBe(0);
+        },
+      ),
       { numRuns: 500 },
     );
     expect(seen.waited).toBeGreaterThan(50);
@@ -277,14 +326,57 @@ function expectNamed(option: string, make: () => unknown): void {
 }
 
 const RWS_OPTIONS = [
-  'WebSocket', 'minReconnectionDelay', 'maxReconnectionDelay', 'reconnectionDelayGrowFactor', 'reconnectionDelayJitter', 'minUptime',
-  'connectionTimeout', 'maxRetries', 'maxEnqueuedMessages', 'maxEnqueuedBytes', 'startClosed', 'debug', 'permanentCloseCodes',
-  'shouldReconnect', 'pauseWhileOffline', 'retryOnVisible', 'visibleRetryThreshold', 'environment', 'scheduler', 'random', 'trace',
+  'WebSocket',
+  'minReconnectionDelay',
+  'maxReconnectionDelay',
+  'reconnectionDelayGrowFactor',
+  'reconnectionDelayJitter',
+  'minUptime',
+  'connectionTimeout',
+  'maxRetries',
+  'maxEnqueuedMessages',
+  'maxEnqueuedBytes',
+  'startClosed',
+  'debug',
+  'permanentCloseCodes',
+  'shouldReconnect',
+  'pauseWhileOffline',
+  'retryOnVisible',
+  'visibleRetryThreshold',
+  'environment',
+  'scheduler',
+  'random',
+  'trace',
 ] as const;
-const CHANNEL_OPTIONS = ['minConnectTimeout', 'minUptime', 'autoReconnect', 'random', 'trace', 'unref', 'backoff', 'scheduler', 'waitForReady', 'channelOptions'] as const;
+const CHANNEL_OPTIONS = [
+  'minConnectTimeout',
+  'minUptime',
+  'autoReconnect',
+  'random',
+  'trace',
+  'unref',
+  'backoff',
+  'scheduler',
+  'waitForReady',
+  'channelOptions',
+] as const;
 const RETRY_OPTIONS = [
-  'maxAttempts', 'totalTimeout', 'backoff', 'classify', 'idempotency', 'precondition', 'serverHints', 'maxRetryAfter', 'budget', 'metrics',
-  'scheduler', 'random', 'signal', 'attemptTimeout', 'attemptSpacing', 'onUnhandledError',
+  'maxAttempts',
+  'totalTimeout',
+  'backoff',
+  'classify',
+  'idempotency',
+  'precondition',
+  'serverHints',
+  'maxRetryAfter',
+  'budget',
+  'metrics',
+  'scheduler',
+  'random',
+  'signal',
+  'attemptTimeout',
+  'attemptSpacing',
+  'onUnhandledError',
 ] as const;
 
 describe('hostile adapter options: each bad value gets a TypeError/RangeError naming the option', () => {
@@ -342,8 +434,12 @@ describe('hostile adapter options: each bad value gets a TypeError/RangeError na
 
   it('the check can fail: a known bad value of each option is rejected, naming it', () => {
     const fake = fakeWebSocketClass();
-    expect(() => new ReconnectingWebSocket('ws://x/', undefined, { WebSocket: fake.WebSocket, maxEnqueuedBytes: -1 })).toThrow(/maxEnqueuedBytes/);
-    expect(() => new ManagedChannel('127.0.0.1:1', credentials.createInsecure(), { minConnectTimeout: NaN })).toThrow(/minConnectTimeout/);
+    expect(
+      () => new ReconnectingWebSocket('ws://x/', undefined, { WebSocket: fake.WebSocket, maxEnqueuedBytes: -1 }),
+    ).toThrow(/maxEnqueuedBytes/);
+    expect(() => new ManagedChannel('127.0.0.1:1', credentials.createInsecure(), { minConnectTimeout: NaN })).toThrow(
+      /minConnectTimeout/,
+    );
     expect(() => retry(() => 1, { maxAttempts: 0 })).toThrow(/maxAttempts/);
   });
 });

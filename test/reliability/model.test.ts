@@ -109,7 +109,9 @@ function checkNoEarlyStart(real: Real, before: number): void {
     const previous = [...emitted.slice(0, i)].reverse().find((e) => e.state === 'CONNECTING');
     if (previous === undefined || real.requestedAt >= emitted.lastIndexOf(previous)) continue;
     const ready = emitted.slice(emitted.indexOf(previous), i).find((e) => e.state === 'READY');
-    const lost = emitted.slice(emitted.indexOf(previous), i).find((e) => e.state === 'TRANSIENT_FAILURE' || e.state === 'IDLE');
+    const lost = emitted
+      .slice(emitted.indexOf(previous), i)
+      .find((e) => e.state === 'TRANSIENT_FAILURE' || e.state === 'IDLE');
     const stable = ready !== undefined && lost !== undefined && lost.since - ready.since >= MIN_UPTIME;
     const floor = previous.since + (stable ? nominalWait(1) : nominalWait(previous.attempt));
     expect(s.since).toBeGreaterThanOrEqual(floor - 1e-6);
@@ -145,23 +147,66 @@ class Step implements Cmd {
   }
 }
 
-const pending = (real: Real) => real.fake.last?.status === 'pending' ? real.fake.last : undefined;
+const pending = (real: Real) => (real.fake.last?.status === 'pending' ? real.fake.last : undefined);
 const live = (real: Real) => (real.fake.last?.status === 'ended' ? undefined : real.fake.last);
 
 const commands = [
-  fc.constant(new Step('connect', (r) => { r.manager.connect(); }, true)),
-  fc.constant(new Step('resetBackoff', (r) => { r.manager.resetBackoff(); }, true)),
-  fc.constant(new Step('idle', (r) => { r.manager.idle(); })),
-  fc.constant(new Step('shutdown', (r) => { r.manager.shutdown(); })),
-  fc.constant(new Step('establish', (r) => { pending(r)?.establish('conn'); })),
-  fc.constant(new Step('fail', (r) => { live(r)?.fail(new Error('ECONNRESET')); })),
-  fc.constant(new Step('close', (r) => { live(r)?.close(); })),
-  fc.integer({ min: 0, max: 150_000 }).map((ms) => new Step(`advance ${String(ms)}`, (r) => { r.clock.advanceBy(ms); })),
-  fc.constant(new Step('subscribe', (r) => {
-    const seen: string[] = [];
-    r.manager.state$.subscribe((s) => seen.push(s.state)).unsubscribe();
-    expect(seen).toEqual([r.manager.snapshot.state]);
-  })),
+  fc.constant(
+    new Step(
+      'connect',
+      (r) => {
+        r.manager.connect();
+      },
+      true,
+    ),
+  ),
+  fc.constant(
+    new Step(
+      'resetBackoff',
+      (r) => {
+        r.manager.resetBackoff();
+      },
+      true,
+    ),
+  ),
+  fc.constant(
+    new Step('idle', (r) => {
+      r.manager.idle();
+    }),
+  ),
+  fc.constant(
+    new Step('shutdown', (r) => {
+      r.manager.shutdown();
+    }),
+  ),
+  fc.constant(
+    new Step('establish', (r) => {
+      pending(r)?.establish('conn');
+    }),
+  ),
+  fc.constant(
+    new Step('fail', (r) => {
+      live(r)?.fail(new Error('ECONNRESET'));
+    }),
+  ),
+  fc.constant(
+    new Step('close', (r) => {
+      live(r)?.close();
+    }),
+  ),
+  fc.integer({ min: 0, max: 150_000 }).map(
+    (ms) =>
+      new Step(`advance ${String(ms)}`, (r) => {
+        r.clock.advanceBy(ms);
+      }),
+  ),
+  fc.constant(
+    new Step('subscribe', (r) => {
+      const seen: string[] = [];
+      r.manager.state$.subscribe((s) => seen.push(s.state)).unsubscribe();
+      expect(seen).toEqual([r.manager.snapshot.state]);
+    }),
+  ),
 ];
 
 describe('model-based: random sequences keep every invariant', () => {

@@ -67,7 +67,13 @@ function client(port: number, options: ReconnectingWebSocketOptions = {}) {
     return undefined;
   });
   const states = () => snapshots.map((s) => s.state);
-  const ready = (n = 1) => vi.waitFor(() => { expect(snapshots.filter((s) => s.state === 'READY').length).toBeGreaterThanOrEqual(n); }, { timeout: 5000 });
+  const ready = (n = 1) =>
+    vi.waitFor(
+      () => {
+        expect(snapshots.filter((s) => s.state === 'READY').length).toBeGreaterThanOrEqual(n);
+      },
+      { timeout: 5000 },
+    );
   return { socket, snapshots, drops, statuses, send, states, ready };
 }
 
@@ -87,7 +93,12 @@ describe(`WebSocket through the fault proxy, on ${clientWebSocketName}`, () => {
     const s = await server();
     const proxy = await proxyTo(s, { kind: 'refuse' });
     const c = client(proxy.port);
-    await vi.waitFor(() => { expect(c.socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 4 }); }, { timeout: 5000 });
+    await vi.waitFor(
+      () => {
+        expect(c.socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 4 });
+      },
+      { timeout: 5000 },
+    );
     const failure = c.socket.snapshot.lastError;
     expect(isWebSocketCloseError(failure) && failure.code).toBe(1006);
     expect(onSchedule(waitsAfterAttempts(c.snapshots), [100, 200, 400])).toEqual([100, 200, 400]);
@@ -95,7 +106,9 @@ describe(`WebSocket through the fault proxy, on ${clientWebSocketName}`, () => {
     expect(c.send('while refused')).toBe('queued');
     await proxy.setFault({ kind: 'pass' });
     await c.ready();
-    await vi.waitFor(() => { expect(s.received).toEqual(['while refused']); });
+    await vi.waitFor(() => {
+      expect(s.received).toEqual(['while refused']);
+    });
     expect(s.connections).toBe(1);
   });
 
@@ -111,31 +124,46 @@ describe(`WebSocket through the fault proxy, on ${clientWebSocketName}`, () => {
       }
     };
     const c = client(proxy.port, { connectionTimeout: 300, WebSocket: Recorded });
-    await vi.waitFor(() => { expect(c.socket.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 3 }); }, { timeout: 5000 });
+    await vi.waitFor(
+      () => {
+        expect(c.socket.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 3 });
+      },
+      { timeout: 5000 },
+    );
     const failures = c.snapshots.filter((x) => x.state === 'TRANSIENT_FAILURE');
     const starts = c.snapshots.filter((x) => x.state === 'CONNECTING');
     expect(failures.every((x) => isConnectTimeoutError(x.lastError))).toBe(true);
     // Deadlines 100, 200, 400 ms after each start: cut at max(deadline, 300 ms).
     expect(starts.map((x) => x.state === 'CONNECTING' && x.timeoutAt - x.since)).toEqual([300, 300, 400]);
-    failures.forEach((f, i) => { expect(f.since - starts[i]!.since).toBeGreaterThanOrEqual(300); });
+    failures.forEach((f, i) => {
+      expect(f.since - starts[i]!.since).toBeGreaterThanOrEqual(300);
+    });
     // One TCP connection per attempt. The proxy's accept can lag behind the client's CONNECTING on a
     // loaded machine, so wait for it; and a fourth attempt may have begun meanwhile.
-    await vi.waitFor(() => { expect(proxy.accepted).toBeGreaterThanOrEqual(3); });
+    await vi.waitFor(() => {
+      expect(proxy.accepted).toBeGreaterThanOrEqual(3);
+    });
     // Node's own WebSocket (undici) dials one more TCP connection after a handshake is aborted.
     const perAttempt = hasProtocolPing ? 1 : 2;
     expect(proxy.accepted).toBeLessThanOrEqual(perAttempt * c.snapshots.filter((x) => x.state === 'CONNECTING').length);
     // The cut sockets are closed (the proxy never reads, so it is the client side that shows it):
     // `ws` reaches CLOSED; Node's own WebSocket leaves a socket closed while connecting at CLOSING.
     const closedEnough = (w: { readyState: number }) => w.readyState === 3 || (!hasProtocolPing && w.readyState === 2);
-    await vi.waitFor(() => { expect(made.slice(0, 2).every(closedEnough)).toBe(true); });
+    await vi.waitFor(() => {
+      expect(made.slice(0, 2).every(closedEnough)).toBe(true);
+    });
     c.socket.close();
-    await vi.waitFor(() => { expect(made.every(closedEnough)).toBe(true); });
+    await vi.waitFor(() => {
+      expect(made.every(closedEnough)).toBe(true);
+    });
     expect(s.connections).toBe(0);
   });
 
   it('latency (150 ms each way): opens later but stays READY; messages both ways arrive in order', async () => {
     const s = await server((peer) => {
-      peer.on('message', (data) => { peer.send(`echo:${Buffer.from(data as Buffer).toString()}`); });
+      peer.on('message', (data) => {
+        peer.send(`echo:${Buffer.from(data as Buffer).toString()}`);
+      });
     });
     const proxy = await proxyTo(s, { kind: 'latency', ms: 150 });
     const c = client(proxy.port);
@@ -147,7 +175,12 @@ describe(`WebSocket through the fault proxy, on ${clientWebSocketName}`, () => {
     const connecting = c.snapshots.find((x) => x.state === 'CONNECTING')!;
     const ready = c.snapshots.find((x) => x.state === 'READY')!;
     expect(ready.since - connecting.since).toBeGreaterThanOrEqual(300); // the upgrade's round trip
-    await vi.waitFor(() => { expect(echoes).toHaveLength(10); }, { timeout: 5000 });
+    await vi.waitFor(
+      () => {
+        expect(echoes).toHaveLength(10);
+      },
+      { timeout: 5000 },
+    );
     expect(s.received).toEqual(sent);
     expect(echoes).toEqual(sent.map((m) => `echo:${m}`));
     expect(c.states()).toEqual(['CONNECTING', 'READY']);
@@ -161,7 +194,9 @@ describe(`WebSocket through the fault proxy, on ${clientWebSocketName}`, () => {
     const sent = wsUnits(12);
     await c.ready();
     for (const m of sent.slice(0, 4)) expect(c.send(m)).toBe('sent');
-    await vi.waitFor(() => { expect(s.received).toHaveLength(4); });
+    await vi.waitFor(() => {
+      expect(s.received).toHaveLength(4);
+    });
     // While the connection is down, the client queues up to 3 and refuses the rest with a drop event.
     const down = c.socket.state$.subscribe((x) => {
       if (x.state === 'TRANSIENT_FAILURE' && !c.statuses.has(sent[4]!)) for (const m of sent.slice(4, 9)) c.send(m);
@@ -175,8 +210,18 @@ describe(`WebSocket through the fault proxy, on ${clientWebSocketName}`, () => {
     const failure = c.snapshots.find((x) => x.state === 'TRANSIENT_FAILURE')?.lastError;
     expect(isWebSocketCloseError(failure) && failure.code).toBe(1006);
     for (const m of sent.slice(9)) expect(c.send(m)).toBe('sent');
-    await vi.waitFor(() => { expect(s.received).toHaveLength(10); });
-    expect([...c.statuses.values()]).toEqual([...Array<string>(4).fill('sent'), ...Array<string>(3).fill('queued'), 'rejected', 'rejected', 'sent', 'sent', 'sent']);
+    await vi.waitFor(() => {
+      expect(s.received).toHaveLength(10);
+    });
+    expect([...c.statuses.values()]).toEqual([
+      ...Array<string>(4).fill('sent'),
+      ...Array<string>(3).fill('queued'),
+      'rejected',
+      'rejected',
+      'sent',
+      'sent',
+      'sent',
+    ]);
     expect(c.drops.map((d) => d.reason)).toEqual(['queue-full', 'queue-full']);
     expectAccounted(sent, s.received, c.drops);
     expect(s.connections).toBe(2);
@@ -198,12 +243,16 @@ describe(`WebSocket through the fault proxy, on ${clientWebSocketName}`, () => {
       clearInterval(pump);
       return undefined;
     });
-    await vi.waitFor(() => { expect(s.received.length).toBeGreaterThanOrEqual(20); });
+    await vi.waitFor(() => {
+      expect(s.received.length).toBeGreaterThanOrEqual(20);
+    });
     [...s.clients][0]?.send('x'.repeat(2000));
     await c.ready(2);
     await new Promise((resolve) => setTimeout(resolve, 50)); // keep sending on the new connection
     clearInterval(pump);
-    await vi.waitFor(() => { expect(s.received.at(-1)).toBe(sent.filter((m) => c.statuses.get(m) !== 'rejected').at(-1)); });
+    await vi.waitFor(() => {
+      expect(s.received.at(-1)).toBe(sent.filter((m) => c.statuses.get(m) !== 'rejected').at(-1));
+    });
     const dropped = c.drops.map((d) => d.data as string);
     expect(new Set(s.received).size).toBe(s.received.length);
     expect(s.received).toEqual(sent.filter((m) => s.received.includes(m)));
@@ -219,7 +268,12 @@ describe(`WebSocket through the fault proxy, on ${clientWebSocketName}`, () => {
     const s = await server();
     const proxy = await proxyTo(s, { kind: 'close-after', ms: 50 });
     const c = client(proxy.port);
-    await vi.waitFor(() => { expect(c.socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 4 }); }, { timeout: 5000 });
+    await vi.waitFor(
+      () => {
+        expect(c.socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 4 });
+      },
+      { timeout: 5000 },
+    );
     expect(c.states()).not.toContain('READY');
     expect(c.snapshots.filter((x) => x.state === 'CONNECTING').map((x) => x.attempt)).toEqual([1, 2, 3, 4]);
     expect(onSchedule(waitsAfterAttempts(c.snapshots), [100, 200, 400])).toEqual([100, 200, 400]);
@@ -245,8 +299,12 @@ describe(`WebSocket through the fault proxy, on ${clientWebSocketName}`, () => {
     const timeout = 300;
     // The server talks every 100 ms: none of it passes the stall.
     const s = await server((ws) => {
-      const timer = setInterval(() => { ws.send('tick'); }, 100);
-      ws.on('close', () => { clearInterval(timer); });
+      const timer = setInterval(() => {
+        ws.send('tick');
+      }, 100);
+      ws.on('close', () => {
+        clearInterval(timer);
+      });
     });
     const proxy = await proxyTo(s, { kind: 'stall-after-handshake' });
     const c = client(proxy.port, { heartbeat: { interval, timeout } });
@@ -255,11 +313,18 @@ describe(`WebSocket through the fault proxy, on ${clientWebSocketName}`, () => {
     c.socket.addEventListener('close', (e) => closes.push(e.code));
     c.socket.addEventListener('message', (e) => messages.push(String(e.data)));
     await c.ready();
-    await vi.waitFor(() => { expect(c.states()).toContain('TRANSIENT_FAILURE'); }, { timeout: 10_000 });
+    await vi.waitFor(
+      () => {
+        expect(c.states()).toContain('TRANSIENT_FAILURE');
+      },
+      { timeout: 10_000 },
+    );
     const ready = c.snapshots.find((x) => x.state === 'READY');
     const lost = c.snapshots.find((x) => x.state === 'TRANSIENT_FAILURE');
     const detection = (lost?.since ?? 0) - (ready?.since ?? 0);
-    console.log(`stall detected ${String(detection)} ms after open (interval ${String(interval)} + timeout ${String(timeout)} ms): ${String(lost?.lastError)}`);
+    console.log(
+      `stall detected ${String(detection)} ms after open (interval ${String(interval)} + timeout ${String(timeout)} ms): ${String(lost?.lastError)}`,
+    );
     // Nothing ever arrived, so the connection is dead exactly interval + timeout after the open;
     // the timer may run late on a loaded machine, never early.
     expect(detection).toBeGreaterThanOrEqual(interval + timeout);
@@ -269,7 +334,12 @@ describe(`WebSocket through the fault proxy, on ${clientWebSocketName}`, () => {
     expect(messages).toEqual([]);
     // The stall lifts: the backoff brings the client back, and the server's messages arrive.
     await proxy.setFault({ kind: 'pass' });
-    await vi.waitFor(() => { expect(messages.length).toBeGreaterThan(0); }, { timeout: 10_000 });
+    await vi.waitFor(
+      () => {
+        expect(messages.length).toBeGreaterThan(0);
+      },
+      { timeout: 10_000 },
+    );
     expect(c.socket.snapshot.state).toBe('READY');
   });
 });
@@ -288,13 +358,21 @@ describe('a real flapping server cannot push the attempt rate above the policy',
       peer.close(1000, 'bye');
     });
     const c = client(s.port, { minReconnectionDelay: 50, maxReconnectionDelay: 400, minUptime: 60_000 });
-    await vi.waitFor(() => { expect(c.snapshots.filter((x) => x.state === 'CONNECTING').length).toBeGreaterThanOrEqual(7); }, { timeout: 5000 });
+    await vi.waitFor(
+      () => {
+        expect(c.snapshots.filter((x) => x.state === 'CONNECTING').length).toBeGreaterThanOrEqual(7);
+      },
+      { timeout: 5000 },
+    );
     c.socket.close();
     const observed = starts(c.snapshots);
     // Each attempt starts no sooner than the policy allows (1 ms of timer rounding per attempt).
-    observed.forEach((t, k) => { expect(t).toBeGreaterThanOrEqual(nominal[k]! - k); });
+    observed.forEach((t, k) => {
+      expect(t).toBeGreaterThanOrEqual(nominal[k]! - k);
+    });
     // Per window: never more attempts by time t than the schedule has starts by t.
-    for (const t of [500, 1000, 1500]) expect(observed.filter((x) => x <= t).length).toBeLessThanOrEqual(nominal.filter((x) => x <= t + 8).length);
+    for (const t of [500, 1000, 1500])
+      expect(observed.filter((x) => x <= t).length).toBeLessThanOrEqual(nominal.filter((x) => x <= t + 8).length);
     // Every connection opened and was closed at once, yet none reset the backoff (the guard held).
     const readyAttempts = c.snapshots.filter((x) => x.state === 'READY').map((x) => x.attempt);
     expect(readyAttempts).toEqual(readyAttempts.map((_, i) => i + 1));

@@ -134,7 +134,11 @@ const send = (payload: string) =>
     let expected: SendStatus;
     if (real.socket.snapshot.state === 'SHUTDOWN') expected = 'rejected';
     else if (openSocket(real) !== undefined && model.queue.length === 0) expected = 'sent';
-    else if (model.queue.length + 1 <= real.maxMessages && model.queue.reduce((n, m) => n + bytes(m), 0) + bytes(data) <= real.maxBytes) expected = 'queued';
+    else if (
+      model.queue.length + 1 <= real.maxMessages &&
+      model.queue.reduce((n, m) => n + bytes(m), 0) + bytes(data) <= real.maxBytes
+    )
+      expected = 'queued';
     else expected = 'rejected';
     const status = real.socket.send(data);
     expect(status).toBe(expected);
@@ -182,9 +186,22 @@ const commands = [
       if (s?.readyState === 2) s.finish();
     }),
   ),
-  fc.constant(new Step('client close()', (_model, real) => { real.socket.close(); })),
-  fc.constant(new Step('client reconnect()', (_model, real) => { real.socket.reconnect(); })),
-  fc.integer({ min: 0, max: 3000 }).map((ms) => new Step(`advance ${String(ms)}`, (_model, real) => { real.clock.advanceBy(ms); })),
+  fc.constant(
+    new Step('client close()', (_model, real) => {
+      real.socket.close();
+    }),
+  ),
+  fc.constant(
+    new Step('client reconnect()', (_model, real) => {
+      real.socket.reconnect();
+    }),
+  ),
+  fc.integer({ min: 0, max: 3000 }).map(
+    (ms) =>
+      new Step(`advance ${String(ms)}`, (_model, real) => {
+        real.clock.advanceBy(ms);
+      }),
+  ),
 ];
 
 describe('model-based: the WebSocket outbound queue', () => {
@@ -222,6 +239,8 @@ describe('model-based: the WebSocket outbound queue', () => {
     expect(steps).toBeGreaterThan(300 * 20); // the steps actually run (and checked)
     // Every kind of outcome was exercised, many times over.
     for (const [kind, n] of Object.entries(seen)) expect(n, kind).toBeGreaterThan(100);
-    process.stdout.write(`websocket queue model: ${String(runs)} runs, ${String(steps)} steps, outcomes ${JSON.stringify(seen)}\n`);
+    process.stdout.write(
+      `websocket queue model: ${String(runs)} runs, ${String(steps)} steps, outcomes ${JSON.stringify(seen)}\n`,
+    );
   });
 });

@@ -7,12 +7,22 @@ describe('budgetedConnector(): one retry budget shared by many connection manage
   it('refused retries are not sent; the managers back off and try again', () => {
     const clock = createVirtualClock();
     const budget = tokenBucketBudget({ maxTokens: 4, tokenRatio: 1 });
-    const fakes = [0, 1].map(() => createFakeConnector((a) => { a.fail(new Error('refused')); }));
+    const fakes = [0, 1].map(() =>
+      createFakeConnector((a) => {
+        a.fail(new Error('refused'));
+      }),
+    );
     const managers = fakes.map(
-      (fake) => new ConnectionManager({ connector: budgetedConnector(fake.connector, budget), scheduler: clock.scheduler, random: () => 0.5 }),
+      (fake) =>
+        new ConnectionManager({
+          connector: budgetedConnector(fake.connector, budget),
+          scheduler: clock.scheduler,
+          random: () => 0.5,
+        }),
     );
     const errors: unknown[] = [];
-    for (const m of managers) m.state$.subscribe((s) => (s.state === 'TRANSIENT_FAILURE' ? errors.push(s.lastError) : undefined));
+    for (const m of managers)
+      m.state$.subscribe((s) => (s.state === 'TRANSIENT_FAILURE' ? errors.push(s.lastError) : undefined));
     for (const m of managers) m.connect();
     // Two first attempts fail: 4 -> 2 tokens, at the threshold: every later retry is refused unsent.
     clock.advanceBy(30_000);
@@ -33,7 +43,11 @@ describe('budgetedConnector(): one retry budget shared by many connection manage
       calls++;
       a.fail(new Error('refused'));
     });
-    const manager = new ConnectionManager({ connector: budgetedConnector(fake.connector, budget), scheduler: clock.scheduler, random: () => 0.5 });
+    const manager = new ConnectionManager({
+      connector: budgetedConnector(fake.connector, budget),
+      scheduler: clock.scheduler,
+      random: () => 0.5,
+    });
     manager.connect(); // attempt 1 is not a retry: sent, fails -> 0 tokens
     clock.advanceBy(5_000);
     expect(calls).toBe(1);
@@ -47,8 +61,13 @@ describe('budgetedConnector(): one retry budget shared by many connection manage
   it('a PermanentError does not cost a token', () => {
     const budget = tokenBucketBudget({ maxTokens: 2, tokenRatio: 1 });
     const clock = createVirtualClock();
-    const fake = createFakeConnector((a) => { a.fail(new PermanentError('denied')); });
-    const manager = new ConnectionManager({ connector: budgetedConnector(fake.connector, budget), scheduler: clock.scheduler });
+    const fake = createFakeConnector((a) => {
+      a.fail(new PermanentError('denied'));
+    });
+    const manager = new ConnectionManager({
+      connector: budgetedConnector(fake.connector, budget),
+      scheduler: clock.scheduler,
+    });
     manager.connect();
     expect(manager.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
     expect(budget.tokens).toBe(2);

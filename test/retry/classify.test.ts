@@ -64,14 +64,20 @@ describe('Node and undici network codes, on the error or its causes', () => {
   ])('%s is transient; sent: %s', (code, sent) => {
     expect(classify(systemError(code))).toMatchObject({ kind: 'transient', sent });
     // Node's fetch: TypeError('fetch failed') with the system error as its cause.
-    expect(classify(new TypeError('fetch failed', { cause: systemError(code) }))).toMatchObject({ kind: 'transient', sent });
+    expect(classify(new TypeError('fetch failed', { cause: systemError(code) }))).toMatchObject({
+      kind: 'transient',
+      sent,
+    });
   });
 
   it('a code two causes deep, and inside an AggregateError (happy eyeballs)', () => {
     const deep = new Error('outer', { cause: new Error('middle', { cause: systemError('ECONNRESET') }) });
     expect(classify(deep)).toMatchObject({ kind: 'transient', sent: 'maybe' });
     const aggregate = new AggregateError([systemError('ECONNREFUSED'), systemError('ECONNREFUSED')], 'all failed');
-    expect(classify(new TypeError('fetch failed', { cause: aggregate }))).toMatchObject({ kind: 'transient', sent: 'no' });
+    expect(classify(new TypeError('fetch failed', { cause: aggregate }))).toMatchObject({
+      kind: 'transient',
+      sent: 'no',
+    });
   });
 
   it('a cyclic cause chain terminates', () => {
@@ -87,30 +93,48 @@ describe('Node and undici network codes, on the error or its causes', () => {
 });
 
 describe('fetch network TypeErrors', () => {
-  it.each(['Failed to fetch', 'fetch failed', 'NetworkError when attempting to fetch resource.', 'Load failed'])('%j is transient', (message) => {
-    expect(classify(new TypeError(message))).toMatchObject({ kind: 'transient', sent: 'maybe' });
-  });
+  it.each(['Failed to fetch', 'fetch failed', 'NetworkError when attempting to fetch resource.', 'Load failed'])(
+    '%j is transient',
+    (message) => {
+      expect(classify(new TypeError(message))).toMatchObject({ kind: 'transient', sent: 'maybe' });
+    },
+  );
 
   it('any other TypeError is a bug, permanent', () => {
-    expect(classify(new TypeError("Cannot read properties of undefined (reading 'x')"))).toMatchObject({ kind: 'permanent' });
+    expect(classify(new TypeError("Cannot read properties of undefined (reading 'x')"))).toMatchObject({
+      kind: 'permanent',
+    });
   });
 });
 
 describe('gRPC status codes', () => {
   it('UNAVAILABLE is transient and proves nothing was processed', () => {
-    expect(classify(grpcError(status.UNAVAILABLE))).toEqual({ kind: 'transient', reason: 'gRPC UNAVAILABLE', sent: 'no' });
+    expect(classify(grpcError(status.UNAVAILABLE))).toEqual({
+      kind: 'transient',
+      reason: 'gRPC UNAVAILABLE',
+      sent: 'no',
+    });
   });
 
-  it.each([status.RESOURCE_EXHAUSTED, status.ABORTED, status.DEADLINE_EXCEEDED])('%i is transient but may have been processed', (code) => {
-    expect(classify(grpcError(code))).toMatchObject({ kind: 'transient', sent: 'maybe' });
-  });
-
-  it.each([status.CANCELLED, status.UNKNOWN, status.INVALID_ARGUMENT, status.NOT_FOUND, status.PERMISSION_DENIED, status.INTERNAL, status.UNAUTHENTICATED, status.UNIMPLEMENTED])(
-    'code %i is permanent',
+  it.each([status.RESOURCE_EXHAUSTED, status.ABORTED, status.DEADLINE_EXCEEDED])(
+    '%i is transient but may have been processed',
     (code) => {
-      expect(classify(grpcError(code)).kind).toBe('permanent');
+      expect(classify(grpcError(code))).toMatchObject({ kind: 'transient', sent: 'maybe' });
     },
   );
+
+  it.each([
+    status.CANCELLED,
+    status.UNKNOWN,
+    status.INVALID_ARGUMENT,
+    status.NOT_FOUND,
+    status.PERMISSION_DENIED,
+    status.INTERNAL,
+    status.UNAUTHENTICATED,
+    status.UNIMPLEMENTED,
+  ])('code %i is permanent', (code) => {
+    expect(classify(grpcError(code)).kind).toBe('permanent');
+  });
 
   it('a real @grpc/grpc-js-shaped ServiceError', () => {
     const error = Object.assign(new Error('14 UNAVAILABLE: No connection established'), {
@@ -152,7 +176,10 @@ describe('our own and marked errors', () => {
   });
 
   it('anything unknown is permanent, and says what it was', () => {
-    expect(classify(new RangeError('bad'))).toEqual({ kind: 'permanent', reason: 'not a recognised transient failure (RangeError: bad)' });
+    expect(classify(new RangeError('bad'))).toEqual({
+      kind: 'permanent',
+      reason: 'not a recognised transient failure (RangeError: bad)',
+    });
     expect(classify('a string').reason).toMatch(/"a string"/);
     expect(classify(undefined).kind).toBe('permanent');
   });
@@ -162,7 +189,10 @@ describe('user rules', () => {
   it('come first and may defer with undefined', () => {
     class Busy extends Error {}
     const c = createClassifier({
-      rules: [(e) => (e instanceof Busy ? transient('busy', 'no') : undefined), (e) => (e === 'stop' ? permanentFailure('told to stop') : undefined)],
+      rules: [
+        (e) => (e instanceof Busy ? transient('busy', 'no') : undefined),
+        (e) => (e === 'stop' ? permanentFailure('told to stop') : undefined),
+      ],
     });
     expect(c(new Busy())).toEqual({ kind: 'transient', reason: 'busy', sent: 'no' });
     expect(c('stop')).toEqual({ kind: 'permanent', reason: 'told to stop' });

@@ -7,7 +7,14 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request, metrics } from '../../examples/retry-fetch.js';
 import { constantBackoff } from '../../src/index.js';
-import { HttpResponseError, classify, isAttemptTimeoutError, isRetryError, retry, type RetryOptions } from '../../src/retry/index.js';
+import {
+  HttpResponseError,
+  classify,
+  isAttemptTimeoutError,
+  isRetryError,
+  retry,
+  type RetryOptions,
+} from '../../src/retry/index.js';
 
 const servers: Server[] = [];
 const sockets = new Set<Socket>();
@@ -15,10 +22,21 @@ const sockets = new Set<Socket>();
 afterEach(async () => {
   for (const socket of sockets) socket.destroy();
   sockets.clear();
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((resolve) => s.close(() => { resolve(); }))));
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((resolve) =>
+          s.close(() => {
+            resolve();
+          }),
+        ),
+    ),
+  );
 });
 
-async function serve(handler: (req: IncomingMessage, res: ServerResponse, n: number) => void): Promise<{ url: string; calls: () => number }> {
+async function serve(
+  handler: (req: IncomingMessage, res: ServerResponse, n: number) => void,
+): Promise<{ url: string; calls: () => number }> {
   let n = 0;
   const server = createServer((req, res) => {
     n++;
@@ -29,16 +47,28 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse, n: num
     socket.on('close', () => sockets.delete(socket));
   });
   servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => { resolve(); }));
+  await new Promise<void>((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      resolve();
+    }),
+  );
   return { url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/`, calls: () => n };
 }
 
 /** A port that refuses connections: listen, note the port, close. */
 async function closedPort(): Promise<string> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => { resolve(); }));
+  await new Promise<void>((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      resolve();
+    }),
+  );
   const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+  await new Promise<void>((resolve) =>
+    server.close(() => {
+      resolve();
+    }),
+  );
   return `http://127.0.0.1:${String(port)}/`;
 }
 
@@ -67,16 +97,21 @@ describe('retry() with real fetch', () => {
     const server = await serve((_req, res) => {
       res.writeHead(503, { 'Retry-After': '0' }).end();
     });
-    const error = await retry(({ signal }) => getText(server.url, signal), { ...fast, backoff: constantBackoff(60_000), totalTimeout: 1000 }).catch(
-      (e: unknown) => e,
-    );
+    const error = await retry(({ signal }) => getText(server.url, signal), {
+      ...fast,
+      backoff: constantBackoff(60_000),
+      totalTimeout: 1000,
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({ reason: 'deadline', attempts: 1 });
     expect(server.calls()).toBe(1);
   });
 
   it('connection refused: fetch throws TypeError("fetch failed") with an ECONNREFUSED cause, which proves nothing was sent', async () => {
     const url = await closedPort();
-    const error = await retry(({ signal }) => getText(url, signal, { method: 'POST' }), { ...fast, idempotency: 'never' }).catch((e: unknown) => e);
+    const error = await retry(({ signal }) => getText(url, signal, { method: 'POST' }), {
+      ...fast,
+      idempotency: 'never',
+    }).catch((e: unknown) => e);
     expect(isRetryError(error)).toBe(true);
     expect(error).toMatchObject({ reason: 'attempts', attempts: 3 });
     const cause = (error as { cause: unknown }).cause;
@@ -88,9 +123,10 @@ describe('retry() with real fetch', () => {
     const server = await serve((req) => {
       req.socket.destroy();
     });
-    const error = await retry(({ signal }) => getText(server.url, signal, { method: 'POST', body: 'pay' }), { ...fast, idempotency: 'never' }).catch(
-      (e: unknown) => e,
-    );
+    const error = await retry(({ signal }) => getText(server.url, signal, { method: 'POST', body: 'pay' }), {
+      ...fast,
+      idempotency: 'never',
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({ reason: 'not-idempotent', attempts: 1 });
     expect(classify((error as { cause: unknown }).cause)).toMatchObject({ kind: 'transient', sent: 'maybe' });
     expect(server.calls()).toBe(1);

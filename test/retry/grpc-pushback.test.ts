@@ -13,9 +13,12 @@ describe('grpc-retry-pushback-ms (gRFC A6, Pushback)', () => {
     expect(parseGrpcPushback(value)).toEqual({ kind: 'wait', delay });
   });
 
-  it.each(['-1', '-0', '1.5', 'abc', '', '1e3', '+5', '0x10', '5ms'])('%j (negative or unparseable): do not retry', (value) => {
-    expect(parseGrpcPushback(value)).toEqual({ kind: 'stop', value });
-  });
+  it.each(['-1', '-0', '1.5', 'abc', '', '1e3', '+5', '0x10', '5ms'])(
+    '%j (negative or unparseable): do not retry',
+    (value) => {
+      expect(parseGrpcPushback(value)).toEqual({ kind: 'stop', value });
+    },
+  );
 
   it('absent: no pushback', () => {
     expect(parseGrpcPushback(undefined)).toEqual({ kind: 'none' });
@@ -48,7 +51,10 @@ describe('grpc-retry-pushback-ms (gRFC A6, Pushback)', () => {
     fc.assert(
       fc.property(fc.option(fc.string({ unit: 'binary', maxLength: 40 }), { nil: undefined }), (value) => {
         const verdict = parseGrpcPushback(value);
-        return verdict.kind !== 'wait' || (Number.isFinite(verdict.delay) && verdict.delay >= 0 && verdict.delay <= MAX_DELAY_MS);
+        return (
+          verdict.kind !== 'wait' ||
+          (Number.isFinite(verdict.delay) && verdict.delay >= 0 && verdict.delay <= MAX_DELAY_MS)
+        );
       }),
     );
   });

@@ -48,10 +48,18 @@ describe('grpcRetryBackoff (gRFC A6 backoff, ±20 % jitter as in gRPC core)', ()
 describe('grpcRetryPolicy', () => {
   it('maxAttempts above 5 is treated as 5 (A6); below 2 is rejected', () => {
     expect(grpcRetryPolicy({ ...config, maxAttempts: 9, retryableStatusCodes: ['UNAVAILABLE'] }).maxAttempts).toBe(5);
-    expect(() => grpcRetryPolicy({ ...config, maxAttempts: 1, retryableStatusCodes: ['UNAVAILABLE'] })).toThrow(/maxAttempts.*>= 2/);
-    expect(() => grpcRetryPolicy({ ...config, maxAttempts: 3, retryableStatusCodes: [] })).toThrow(/retryableStatusCodes/);
-    expect(() => grpcRetryPolicy({ ...config, maxAttempts: 3, retryableStatusCodes: ['NOT_A_CODE'] })).toThrow(/"NOT_A_CODE"/);
-    expect(() => grpcRetryPolicy({ ...config, initialBackoff: 0, maxAttempts: 3, retryableStatusCodes: [14] })).toThrow(/initialBackoff/);
+    expect(() => grpcRetryPolicy({ ...config, maxAttempts: 1, retryableStatusCodes: ['UNAVAILABLE'] })).toThrow(
+      /maxAttempts.*>= 2/,
+    );
+    expect(() => grpcRetryPolicy({ ...config, maxAttempts: 3, retryableStatusCodes: [] })).toThrow(
+      /retryableStatusCodes/,
+    );
+    expect(() => grpcRetryPolicy({ ...config, maxAttempts: 3, retryableStatusCodes: ['NOT_A_CODE'] })).toThrow(
+      /"NOT_A_CODE"/,
+    );
+    expect(() => grpcRetryPolicy({ ...config, initialBackoff: 0, maxAttempts: 3, retryableStatusCodes: [14] })).toThrow(
+      /initialBackoff/,
+    );
   });
 
   it('retries exactly the listed codes, up to the attempt limit', async () => {

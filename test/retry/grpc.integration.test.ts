@@ -5,7 +5,13 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callWithRetry } from '../../examples/retry-grpc-unary.js';
-import { grpcRetryPolicy, isRetryError, retry, type RetryAttemptContext, type RetryOptions } from '../../src/retry/index.js';
+import {
+  grpcRetryPolicy,
+  isRetryError,
+  retry,
+  type RetryAttemptContext,
+  type RetryOptions,
+} from '../../src/retry/index.js';
 
 const echo = {
   path: '/test.Echo/Echo',
@@ -28,14 +34,35 @@ afterEach(async () => {
 async function start(handler: Handler): Promise<{ client: grpc.Client; calls: () => number }> {
   let n = 0;
   const server = new grpc.Server();
-  server.addService({ echo }, { echo: (call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => { handler(++n, call, cb); } });
+  server.addService(
+    { echo },
+    {
+      echo: (call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => {
+        handler(++n, call, cb);
+      },
+    },
+  );
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => { if (e) reject(e); else resolve(p); });
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => {
+      if (e) reject(e);
+      else resolve(p);
+    });
   });
-  cleanups.push(() => new Promise<void>((resolve) => { server.tryShutdown(() => { resolve(); }); }));
-  cleanups.push(() => { server.forceShutdown(); });
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.tryShutdown(() => {
+          resolve();
+        });
+      }),
+  );
+  cleanups.push(() => {
+    server.forceShutdown();
+  });
   const client = new EchoClient(`127.0.0.1:${String(port)}`, grpc.credentials.createInsecure());
-  cleanups.push(() => { client.close(); });
+  cleanups.push(() => {
+    client.close();
+  });
   return { client, calls: () => n };
 }
 
@@ -45,9 +72,18 @@ function unary(client: grpc.Client, request: Buffer, { signal }: RetryAttemptCon
     const call = (client as unknown as Record<string, (...a: unknown[]) => grpc.ClientUnaryCall>)['echo']!(
       request,
       { deadline: Date.now() + 2000 },
-      (error: grpc.ServiceError | null, response: Buffer) => { if (error) reject(error); else resolve(response); },
+      (error: grpc.ServiceError | null, response: Buffer) => {
+        if (error) reject(error);
+        else resolve(response);
+      },
     );
-    signal.addEventListener('abort', () => { call.cancel(); }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        call.cancel();
+      },
+      { once: true },
+    );
   });
 }
 
@@ -77,7 +113,9 @@ describe('retry() with a real grpc-js unary call', () => {
   });
 
   it('a negative pushback in trailing metadata stops retries at once', async () => {
-    const server = await start((_n, _call, cb) => { cb(unavailable('-1')); });
+    const server = await start((_n, _call, cb) => {
+      cb(unavailable('-1'));
+    });
     const error = await retry((ctx) => unary(server.client, Buffer.from('hi'), ctx), policy).catch((e: unknown) => e);
     expect(error).toMatchObject({ reason: 'server-pushback', attempts: 1 });
     expect((error as { cause: { code: number } }).cause.code).toBe(grpc.status.UNAVAILABLE);
@@ -85,7 +123,9 @@ describe('retry() with a real grpc-js unary call', () => {
   });
 
   it('a code the policy does not list is permanent: the ServiceError itself, one call', async () => {
-    const server = await start((_n, _call, cb) => { cb({ code: grpc.status.PERMISSION_DENIED, details: 'no' }); });
+    const server = await start((_n, _call, cb) => {
+      cb({ code: grpc.status.PERMISSION_DENIED, details: 'no' });
+    });
     const error = await retry((ctx) => unary(server.client, Buffer.from('hi'), ctx), policy).catch((e: unknown) => e);
     expect(isRetryError(error)).toBe(false);
     expect(error).toMatchObject({ code: grpc.status.PERMISSION_DENIED });
@@ -95,9 +135,14 @@ describe('retry() with a real grpc-js unary call', () => {
   it('aborting the signal cancels the call in flight and rejects with the reason', async () => {
     let arrived!: () => void;
     const reached = new Promise<void>((resolve) => (arrived = resolve));
-    const server = await start(() => { arrived(); }); // never answers
+    const server = await start(() => {
+      arrived();
+    }); // never answers
     const controller = new AbortController();
-    const pending = retry((ctx) => unary(server.client, Buffer.from('hi'), ctx), { ...policy, signal: controller.signal });
+    const pending = retry((ctx) => unary(server.client, Buffer.from('hi'), ctx), {
+      ...policy,
+      signal: controller.signal,
+    });
     await reached;
     controller.abort(new Error('user navigated away'));
     await expect(pending).rejects.toThrow('user navigated away');
@@ -108,7 +153,9 @@ describe('retry() with a real grpc-js unary call', () => {
       if (n === 1) cb(unavailable());
       else cb(null, Buffer.from(`echo:${call.request.toString()}`));
     });
-    const method = (server.client as unknown as Record<string, Parameters<typeof callWithRetry<Buffer, Buffer>>[0]>)['echo']!.bind(server.client);
+    const method = (server.client as unknown as Record<string, Parameters<typeof callWithRetry<Buffer, Buffer>>[0]>)[
+      'echo'
+    ]!.bind(server.client);
     const reply = await callWithRetry(method, Buffer.from('doc'), new AbortController().signal);
     expect(reply.toString()).toBe('echo:doc');
     expect(server.calls()).toBe(2);

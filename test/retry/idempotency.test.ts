@@ -16,14 +16,18 @@ describe('idempotency', () => {
 
   it('finds preconditions in Headers, a Request and plain objects', () => {
     expect(hasPrecondition(new Headers({ 'If-Match': '"v1"' }))).toBe(true);
-    expect(hasPrecondition(new Request('http://example.test/', { method: 'PUT', headers: { 'if-unmodified-since': 'x' } }))).toBe(true);
+    expect(
+      hasPrecondition(new Request('http://example.test/', { method: 'PUT', headers: { 'if-unmodified-since': 'x' } })),
+    ).toBe(true);
     expect(hasPrecondition({ 'x-goog-if-generation-match': '42' })).toBe(true);
     expect(hasPrecondition({ 'content-type': 'application/json' })).toBe(false);
     expect(hasPrecondition(undefined)).toBe(false);
   });
 
   it('HTTP methods per RFC 9110 §9.2.2', () => {
-    expect(['GET', 'head', 'PUT', 'DELETE', 'OPTIONS', 'TRACE'].map(idempotencyOfMethod)).toEqual(Array(6).fill('idempotent'));
+    expect(['GET', 'head', 'PUT', 'DELETE', 'OPTIONS', 'TRACE'].map(idempotencyOfMethod)).toEqual(
+      Array(6).fill('idempotent'),
+    );
     expect(['POST', 'PATCH', 'CONNECT', 'PURGE'].map(idempotencyOfMethod)).toEqual(Array(4).fill('never'));
   });
 });

@@ -18,9 +18,12 @@ describe('Retry-After delay-seconds (RFC 9110 §10.2.3)', () => {
     expect(parseRetryAfter(value, BEFORE)).toBe(ms);
   });
 
-  it.each(['-1', '1.5', '+3', '1e3', '0x10', '', ' ', 'soon', '١٢', '5 s', '5,6'])('%j is invalid and ignored', (value) => {
-    expect(parseRetryAfter(value, BEFORE)).toBeUndefined();
-  });
+  it.each(['-1', '1.5', '+3', '1e3', '0x10', '', ' ', 'soon', '١٢', '5 s', '5,6'])(
+    '%j is invalid and ignored',
+    (value) => {
+      expect(parseRetryAfter(value, BEFORE)).toBeUndefined();
+    },
+  );
 
   it('a delay too long for any timer is clamped, never Infinity', () => {
     expect(parseRetryAfter('9'.repeat(400), BEFORE)).toBe(MAX_DELAY_MS);
@@ -118,11 +121,16 @@ describe('reading Retry-After from the shapes that carry headers', () => {
 });
 
 describe('properties: hostile Retry-After values never yield a NaN, infinite or negative wait', () => {
-  const finiteWait = (ms: number | undefined): boolean => ms === undefined || (Number.isFinite(ms) && ms >= 0 && ms <= MAX_DELAY_MS);
+  const finiteWait = (ms: number | undefined): boolean =>
+    ms === undefined || (Number.isFinite(ms) && ms >= 0 && ms <= MAX_DELAY_MS);
   const now = fc.integer({ min: -8.64e15, max: 8.64e15 });
 
   it('any string, any clock', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 64 }), now, (value, at) => finiteWait(parseRetryAfter(value, at))));
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 64 }), now, (value, at) =>
+        finiteWait(parseRetryAfter(value, at)),
+      ),
+    );
   });
 
   it('any digit string, however long', () => {

@@ -2,7 +2,13 @@ import { defer, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { constantBackoff, exponentialBackoff } from '../../src/index.js';
-import { HttpResponseError, isRetriesExhausted, retryBackoff, tokenBucketBudget, type RetryEvent } from '../../src/retry/index.js';
+import {
+  HttpResponseError,
+  isRetriesExhausted,
+  retryBackoff,
+  tokenBucketBudget,
+  type RetryEvent,
+} from '../../src/retry/index.js';
 import { systemError } from './support.js';
 
 let scheduler: TestScheduler;
@@ -13,7 +19,8 @@ beforeEach(() => {
 });
 
 const reset = systemError('ECONNRESET');
-const giveUp = (reason: string, attempts: number): unknown => expect.objectContaining({ name: 'RetryError', reason, attempts });
+const giveUp = (reason: string, attempts: number): unknown =>
+  expect.objectContaining({ name: 'RetryError', reason, attempts });
 
 describe('retryBackoff(): marble tests', () => {
   it('resubscribes after each transient error, after the backoff, and gives up at the attempt limit', () => {
@@ -29,7 +36,11 @@ describe('retryBackoff(): marble tests', () => {
     scheduler.run(({ cold, expectObservable }) => {
       let n = 0;
       const source = defer(() => (++n < 3 ? cold('-a#', { a: n }, reset) : cold('-a|', { a: n })));
-      expectObservable(source.pipe(retryBackoff({ backoff: constantBackoff(3), scheduler }))).toBe('-a----b----c|', { a: 1, b: 2, c: 3 });
+      expectObservable(source.pipe(retryBackoff({ backoff: constantBackoff(3), scheduler }))).toBe('-a----b----c|', {
+        a: 1,
+        b: 2,
+        c: 3,
+      });
     });
   });
 
@@ -48,7 +59,11 @@ describe('retryBackoff(): marble tests', () => {
       const source = cold('a#', { a: 'x' }, reset);
       const backoff = exponentialBackoff({ initialDelay: 10, multiplier: 2, jitter: 'none' });
       // Subscriptions at 0, 1+10, 12+20: three values, then the limit.
-      expectObservable(source.pipe(retryBackoff({ maxAttempts: 3, backoff, scheduler }))).toBe('a 10ms a 20ms a#', { a: 'x' }, giveUp('attempts', 3));
+      expectObservable(source.pipe(retryBackoff({ maxAttempts: 3, backoff, scheduler }))).toBe(
+        'a 10ms a 20ms a#',
+        { a: 'x' },
+        giveUp('attempts', 3),
+      );
     });
   });
 
@@ -74,7 +89,9 @@ describe('retryBackoff(): marble tests', () => {
     const busy = new HttpResponseError({ status: 503, headers: { 'retry-after': '2' } });
     scheduler.run(({ cold, expectSubscriptions, expectObservable }) => {
       const source = cold('#', undefined, busy);
-      expectObservable(source.pipe(retryBackoff({ maxAttempts: 2, backoff: constantBackoff(1), scheduler, random: () => 0 }))).toBe('2000ms #', undefined, giveUp('attempts', 2));
+      expectObservable(
+        source.pipe(retryBackoff({ maxAttempts: 2, backoff: constantBackoff(1), scheduler, random: () => 0 })),
+      ).toBe('2000ms #', undefined, giveUp('attempts', 2));
       expectSubscriptions(source.subscriptions).toBe(['(^!)', '2000ms (^!)']);
     });
   });
@@ -82,7 +99,9 @@ describe('retryBackoff(): marble tests', () => {
   it('gives up at once when the next wait would pass the total deadline', () => {
     scheduler.run(({ cold, expectObservable }) => {
       const source = cold('--#', undefined, reset);
-      const result = source.pipe(retryBackoff({ maxAttempts: 100, totalTimeout: 20, backoff: constantBackoff(5), scheduler }));
+      const result = source.pipe(
+        retryBackoff({ maxAttempts: 100, totalTimeout: 20, backoff: constantBackoff(5), scheduler }),
+      );
       // Failures at 2, 9, 16; the wait after 16 would end at 21 > 20.
       expectObservable(result).toBe('16ms #', undefined, giveUp('deadline', 3));
     });
@@ -91,7 +110,11 @@ describe('retryBackoff(): marble tests', () => {
   it('does not resubscribe a non-idempotent source after a failure that may have reached the server', () => {
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('-#', undefined, reset);
-      expectObservable(source.pipe(retryBackoff({ idempotency: 'never', scheduler }))).toBe('-#', undefined, giveUp('not-idempotent', 1));
+      expectObservable(source.pipe(retryBackoff({ idempotency: 'never', scheduler }))).toBe(
+        '-#',
+        undefined,
+        giveUp('not-idempotent', 1),
+      );
       expectSubscriptions(source.subscriptions).toBe(['^!']);
     });
   });
@@ -101,9 +124,18 @@ describe('retryBackoff(): marble tests', () => {
     scheduler.run(({ cold, expectObservable }) => {
       let n = 0;
       const source = defer(() => (++n < 2 ? cold('#', undefined, reset) : cold('a|', { a: 1 })));
-      expectObservable(source.pipe(retryBackoff({ backoff: constantBackoff(1), scheduler, metrics: { record: (e) => events.push(e) } }))).toBe('-a|', { a: 1 });
+      expectObservable(
+        source.pipe(
+          retryBackoff({ backoff: constantBackoff(1), scheduler, metrics: { record: (e) => events.push(e) } }),
+        ),
+      ).toBe('-a|', { a: 1 });
     });
-    expect(events.map((e) => `${e.type}:${String(e.attempt)}`)).toEqual(['attempt:1', 'retry:1', 'attempt:2', 'success:2']);
+    expect(events.map((e) => `${e.type}:${String(e.attempt)}`)).toEqual([
+      'attempt:1',
+      'retry:1',
+      'attempt:2',
+      'success:2',
+    ]);
   });
 
   it('each subscriber gets its own attempt count and backoff', () => {

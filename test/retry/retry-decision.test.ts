@@ -4,14 +4,25 @@ import { constantBackoff, exponentialBackoff, MAX_DELAY_MS } from '../../src/ind
 import { decideRetry, HttpResponseError, resolveRetryPolicy, type RetryPolicyOptions } from '../../src/retry/index.js';
 import { grpcError, systemError } from './support.js';
 
-const policy = (options: RetryPolicyOptions = {}) => resolveRetryPolicy({ random: () => 0.5, backoff: constantBackoff(1000), ...options });
+const policy = (options: RetryPolicyOptions = {}) =>
+  resolveRetryPolicy({ random: () => 0.5, backoff: constantBackoff(1000), ...options });
 
-function decide(error: unknown, options: RetryPolicyOptions = {}, state: { attempt?: number; deadline?: number; now?: number; budgetAllows?: boolean } = {}) {
+function decide(
+  error: unknown,
+  options: RetryPolicyOptions = {},
+  state: { attempt?: number; deadline?: number; now?: number; budgetAllows?: boolean } = {},
+) {
   const p = policy(options);
-  return decideRetry(error, p.classify(error), { attempt: state.attempt ?? 1, backoff: undefined, deadline: state.deadline ?? Infinity }, p, {
-    now: state.now ?? 0,
-    budgetAllows: state.budgetAllows ?? true,
-  });
+  return decideRetry(
+    error,
+    p.classify(error),
+    { attempt: state.attempt ?? 1, backoff: undefined, deadline: state.deadline ?? Infinity },
+    p,
+    {
+      now: state.now ?? 0,
+      budgetAllows: state.budgetAllows ?? true,
+    },
+  );
 }
 
 describe('decideRetry(): one row per rule, in the order they apply', () => {
@@ -19,12 +30,36 @@ describe('decideRetry(): one row per rule, in the order they apply', () => {
   it.each([
     ['permanent first', new HttpResponseError({ status: 404, headers: {} }), {}, {}, { type: 'permanent' }],
     ['then idempotency', reset, { idempotency: 'never' }, {}, { type: 'give-up', reason: 'not-idempotent' }],
-    ['then a pushback that says stop', grpcError(14, { 'grpc-retry-pushback-ms': '-5' }), {}, { attempt: 99 }, { type: 'give-up', reason: 'server-pushback' }],
-    ['then the attempt limit', reset, { maxAttempts: 2 }, { attempt: 2, budgetAllows: false }, { type: 'give-up', reason: 'attempts' }],
-    ['then the deadline', reset, {}, { deadline: 10, now: 10, budgetAllows: false }, { type: 'give-up', reason: 'deadline' }],
+    [
+      'then a pushback that says stop',
+      grpcError(14, { 'grpc-retry-pushback-ms': '-5' }),
+      {},
+      { attempt: 99 },
+      { type: 'give-up', reason: 'server-pushback' },
+    ],
+    [
+      'then the attempt limit',
+      reset,
+      { maxAttempts: 2 },
+      { attempt: 2, budgetAllows: false },
+      { type: 'give-up', reason: 'attempts' },
+    ],
+    [
+      'then the deadline',
+      reset,
+      {},
+      { deadline: 10, now: 10, budgetAllows: false },
+      { type: 'give-up', reason: 'deadline' },
+    ],
     ['then the budget', reset, {}, { budgetAllows: false }, { type: 'give-up', reason: 'throttled' }],
     ['then the wait', reset, {}, {}, { type: 'retry', delay: 1000, source: 'backoff' }],
-    ['a wait that reaches the deadline gives up', reset, {}, { deadline: 1000 }, { type: 'give-up', reason: 'deadline' }],
+    [
+      'a wait that reaches the deadline gives up',
+      reset,
+      {},
+      { deadline: 1000 },
+      { type: 'give-up', reason: 'deadline' },
+    ],
   ] as const)('%s', (_rule, error, options, state, expected) => {
     expect(decide(error, options as RetryPolicyOptions, state)).toMatchObject(expected);
   });
@@ -41,7 +76,9 @@ describe('properties: hostile server hints never produce a NaN, infinite, negati
 
   function checkWait(decision: ReturnType<typeof decide>, left: number): boolean {
     if (decision.type !== 'retry') return true;
-    return Number.isFinite(decision.delay) && decision.delay >= 0 && decision.delay <= MAX_DELAY_MS && decision.delay < left;
+    return (
+      Number.isFinite(decision.delay) && decision.delay >= 0 && decision.delay <= MAX_DELAY_MS && decision.delay < left
+    );
   }
 
   it('Retry-After from any header value', () => {
@@ -71,10 +108,20 @@ describe('properties: hostile server hints never produce a NaN, infinite, negati
         fc.double({ min: 0, max: 1, noNaN: true }),
         fc.integer({ min: 1, max: 60 }),
         (initialDelay, multiplier, r, attempt) => {
-          const p = resolveRetryPolicy({ backoff: exponentialBackoff({ initialDelay, multiplier, maxDelay: Infinity }), random: () => r, maxAttempts: Infinity });
+          const p = resolveRetryPolicy({
+            backoff: exponentialBackoff({ initialDelay, multiplier, maxDelay: Infinity }),
+            random: () => r,
+            maxAttempts: Infinity,
+          });
           let backoff: ReturnType<typeof p.backoff.first> | undefined;
           for (let i = 1; i <= attempt; i++) {
-            const d = decideRetry(systemError('ECONNRESET'), p.classify(systemError('ECONNRESET')), { attempt: i, backoff, deadline: Infinity }, p, { now: 0, budgetAllows: true });
+            const d = decideRetry(
+              systemError('ECONNRESET'),
+              p.classify(systemError('ECONNRESET')),
+              { attempt: i, backoff, deadline: Infinity },
+              p,
+              { now: 0, budgetAllows: true },
+            );
             if (d.type !== 'retry' || !checkWait(d, Infinity)) return false;
             backoff = d.backoff;
           }

@@ -11,12 +11,21 @@ const outcome = fc.oneof(
   fc.constant<unknown>('ok'),
   fc.constant<unknown>('hang'),
   fc.constantFrom('ECONNRESET', 'ECONNREFUSED', 'ENOTFOUND').map((code) => systemError(code)),
-  fc.record({ status: fc.constantFrom(429, 500, 503, 404), retryAfter: fc.option(fc.string({ maxLength: 12 }), { nil: undefined }) }).map(
-    ({ status, retryAfter }) => new HttpResponseError({ status, headers: retryAfter === undefined ? {} : { 'retry-after': retryAfter } }),
-  ),
-  fc.record({ code: fc.constantFrom(4, 8, 14, 7), pushback: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }) }).map(({ code, pushback }) =>
-    grpcError(code, pushback === undefined ? {} : { 'grpc-retry-pushback-ms': pushback }),
-  ),
+  fc
+    .record({
+      status: fc.constantFrom(429, 500, 503, 404),
+      retryAfter: fc.option(fc.string({ maxLength: 12 }), { nil: undefined }),
+    })
+    .map(
+      ({ status, retryAfter }) =>
+        new HttpResponseError({ status, headers: retryAfter === undefined ? {} : { 'retry-after': retryAfter } }),
+    ),
+  fc
+    .record({
+      code: fc.constantFrom(4, 8, 14, 7),
+      pushback: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }),
+    })
+    .map(({ code, pushback }) => grpcError(code, pushback === undefined ? {} : { 'grpc-retry-pushback-ms': pushback })),
 );
 
 describe('retry() invariants on virtual time, over random scripts, hints and limits', () => {

@@ -31,7 +31,10 @@ function recordingMeter() {
         callbacks.set(name, [...(callbacks.get(name) ?? []), cb]);
       },
       removeCallback: (cb) => {
-        callbacks.set(name, (callbacks.get(name) ?? []).filter((c) => c !== cb));
+        callbacks.set(
+          name,
+          (callbacks.get(name) ?? []).filter((c) => c !== cb),
+        );
       },
     }),
   };
@@ -52,13 +55,32 @@ describe('RetryMetrics fed by retry()', () => {
     const base = { scheduler: clock.scheduler, backoff: constantBackoff(10), metrics };
 
     let n = 0;
-    await drive(clock, retry(() => (++n < 3 ? Promise.reject(systemError('ECONNRESET')) : 'ok'), base)); // 3 attempts, 2 retries, 1 success
-    await drive(clock, retry(() => Promise.reject(new HttpResponseError({ status: 400, headers: {} })), base)); // 1 attempt, permanent
-    await drive(clock, retry(() => Promise.reject(systemError('ECONNRESET')), { ...base, maxAttempts: 2 })); // 2 attempts, 1 retry, give-up
+    await drive(
+      clock,
+      retry(() => (++n < 3 ? Promise.reject(systemError('ECONNRESET')) : 'ok'), base),
+    ); // 3 attempts, 2 retries, 1 success
+    await drive(
+      clock,
+      retry(() => Promise.reject(new HttpResponseError({ status: 400, headers: {} })), base),
+    ); // 1 attempt, permanent
+    await drive(
+      clock,
+      retry(() => Promise.reject(systemError('ECONNRESET')), { ...base, maxAttempts: 2 }),
+    ); // 2 attempts, 1 retry, give-up
     const budget = tokenBucketBudget({ maxTokens: 2, tokenRatio: 0.1 });
-    await drive(clock, retry(() => Promise.reject(systemError('ECONNRESET')), { ...base, budget })); // 1 attempt, throttled
+    await drive(
+      clock,
+      retry(() => Promise.reject(systemError('ECONNRESET')), { ...base, budget }),
+    ); // 1 attempt, throttled
 
-    expect(metrics.snapshot.total).toEqual({ attempts: 7, retries: 3, successes: 1, giveUps: 2, permanentFailures: 1, throttledRetries: 1 });
+    expect(metrics.snapshot.total).toEqual({
+      attempts: 7,
+      retries: 3,
+      successes: 1,
+      giveUps: 2,
+      permanentFailures: 1,
+      throttledRetries: 1,
+    });
     expect(metrics.snapshot.retryRatio).toBeCloseTo(3 / 7);
     expect(total('redialer.retry.attempts')).toBe(7);
     expect(total('redialer.retry.retries')).toBe(3);
@@ -126,7 +148,10 @@ describe('RetryMetrics fed by retry()', () => {
 
   it('does not judge the ratio before minAttempts: one retry of two attempts is not a trend', () => {
     const crossings: unknown[] = [];
-    const metrics = new RetryMetrics({ scheduler: createVirtualClock().scheduler, onRatioCrossed: (c) => crossings.push(c) });
+    const metrics = new RetryMetrics({
+      scheduler: createVirtualClock().scheduler,
+      onRatioCrossed: (c) => crossings.push(c),
+    });
     metrics.record({ type: 'attempt', attempt: 1 });
     metrics.record({ type: 'attempt', attempt: 2 });
     expect(crossings).toEqual([]);
@@ -171,7 +196,13 @@ describe('recordConnectionAttempts(): the same counters for a ConnectionManager'
     const subscription = recordConnectionAttempts(h.manager.state$, metrics);
     h.manager.connect();
     h.clock.advanceBy(10_000); // attempts 1, 2 fail; 3 establishes
-    expect(metrics.snapshot.total).toMatchObject({ attempts: 3, retries: 2, successes: 1, permanentFailures: 0, giveUps: 0 });
+    expect(metrics.snapshot.total).toMatchObject({
+      attempts: 3,
+      retries: 2,
+      successes: 1,
+      permanentFailures: 0,
+      giveUps: 0,
+    });
     h.fake.last?.fail(new Error('connection lost')); // reconnect: attempt 4 fails permanently
     h.clock.advanceBy(60_000);
     expect(h.manager.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });

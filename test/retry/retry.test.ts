@@ -78,7 +78,9 @@ describe('retry(): attempts, backoff, give-up', () => {
     const error = rejection(await drive(clock, promise));
     expect(isRetryError(error)).toBe(true);
     expect(error).toMatchObject({ name: 'RetryError', reason: 'attempts', attempts: 3, cause: last });
-    expect((error as Error).message).toMatch(/^gave up after 3 attempts: the attempt limit \(3\) was reached \(ECONNRESET: connection reset\); last failure: Error: ECONNRESET$/);
+    expect((error as Error).message).toMatch(
+      /^gave up after 3 attempts: the attempt limit \(3\) was reached \(ECONNRESET: connection reset\); last failure: Error: ECONNRESET$/,
+    );
     expect(isRetriesExhausted(error)).toBe(true);
     expect(op.calls).toHaveLength(3);
     expect(clock.pendingTimers()).toBe(0);
@@ -227,7 +229,10 @@ describe('retry(): Retry-After', () => {
 
   it('an HTTP-date is measured against the scheduler clock; a past date (or a client clock ahead) leaves the backoff', async () => {
     const clock = createVirtualClock(Date.UTC(2026, 0, 1, 12, 0, 0));
-    const op = scripted([unavailable('Thu, 01 Jan 2026 12:00:05 GMT'), unavailable('Thu, 01 Jan 2026 11:00:00 GMT'), 'ok'], clock);
+    const op = scripted(
+      [unavailable('Thu, 01 Jan 2026 12:00:05 GMT'), unavailable('Thu, 01 Jan 2026 11:00:00 GMT'), 'ok'],
+      clock,
+    );
     const promise = retry(op.operation, { scheduler: clock.scheduler, backoff: constantBackoff(1000) });
     await drive(clock, promise);
     const t0 = Date.UTC(2026, 0, 1, 12, 0, 0);
@@ -257,7 +262,9 @@ describe('retry(): Retry-After', () => {
     expect(outcome).toMatchObject({ status: 'rejected', at: 0 });
     const error = rejection(outcome) as RetryError;
     expect(error.reason).toBe('retry-after-beyond-deadline');
-    expect(error.message).toContain('the server asked to wait 30000 ms (Retry-After), beyond the 10000 ms left before the deadline');
+    expect(error.message).toContain(
+      'the server asked to wait 30000 ms (Retry-After), beyond the 10000 ms left before the deadline',
+    );
     expect(op.calls).toHaveLength(1);
   });
 
@@ -273,7 +280,13 @@ describe('retry(): gRPC pushback', () => {
   const doubling: BackoffPolicy = exponentialBackoff({ initialDelay: 100, multiplier: 2, jitter: 'none' });
 
   it('waits the pushback (spread like Retry-After), then the backoff starts again from its first step', async () => {
-    const outcomes = [grpcError(UNAVAILABLE), grpcError(UNAVAILABLE), grpcError(UNAVAILABLE, { 'grpc-retry-pushback-ms': '5000' }), grpcError(UNAVAILABLE), 'ok'];
+    const outcomes = [
+      grpcError(UNAVAILABLE),
+      grpcError(UNAVAILABLE),
+      grpcError(UNAVAILABLE, { 'grpc-retry-pushback-ms': '5000' }),
+      grpcError(UNAVAILABLE),
+      'ok',
+    ];
     const { clock, promise, op } = setup(outcomes, { backoff: doubling, maxAttempts: 5 });
     await drive(clock, promise);
     // waits: 100, 200, pushback 5000 + 10 % (not 400), then 100 again (reset), not 800.
@@ -281,7 +294,10 @@ describe('retry(): gRPC pushback', () => {
   });
 
   it('is capped by maxRetryAfter: 2^31 ms of pushback waits at most a minute with the defaults', async () => {
-    const { clock, promise, op, events } = setup([grpcError(UNAVAILABLE, { 'grpc-retry-pushback-ms': '2147483648' }), 'ok']);
+    const { clock, promise, op, events } = setup([
+      grpcError(UNAVAILABLE, { 'grpc-retry-pushback-ms': '2147483648' }),
+      'ok',
+    ]);
     await drive(clock, promise);
     expect(op.starts()).toEqual([0, 54_000]);
     expect(events[1]).toMatchObject({ type: 'retry', delay: 54_000, source: 'pushback' });
@@ -307,7 +323,9 @@ describe('retry(): gRPC pushback', () => {
   });
 
   it('a pushback beyond the deadline gives up at once', async () => {
-    const { clock, promise } = setup([grpcError(UNAVAILABLE, { 'grpc-retry-pushback-ms': '9000' })], { totalTimeout: 1000 });
+    const { clock, promise } = setup([grpcError(UNAVAILABLE, { 'grpc-retry-pushback-ms': '9000' })], {
+      totalTimeout: 1000,
+    });
     expect(rejection(await drive(clock, promise))).toMatchObject({ reason: 'retry-after-beyond-deadline' });
   });
 
@@ -336,7 +354,8 @@ describe('retry(): idempotency', () => {
     const { clock, promise, op } = setup([failure, 'ok'], { idempotency, precondition });
     const outcome = await drive(clock, promise);
     expect(op.calls).toHaveLength(attempts);
-    if (attempts === 1) expect(rejection(outcome)).toMatchObject({ reason: 'not-idempotent', attempts: 1, cause: failure });
+    if (attempts === 1)
+      expect(rejection(outcome)).toMatchObject({ reason: 'not-idempotent', attempts: 1, cause: failure });
     else expect(outcome).toMatchObject({ status: 'fulfilled' });
   });
 });
@@ -379,14 +398,21 @@ describe('retry(): no amplification', () => {
     const second = rejection(await drive(clock, run()));
     expect(second).toMatchObject({ reason: 'throttled', attempts: 1 });
     expect(budget.tokens).toBe(1);
-    expect(events.filter((e) => e.type === 'give-up').map((e) => (e as { reason: string }).reason)).toEqual(['throttled', 'throttled']);
+    expect(events.filter((e) => e.type === 'give-up').map((e) => (e as { reason: string }).reason)).toEqual([
+      'throttled',
+      'throttled',
+    ]);
   });
 
   it('a ratio budget allows retries up to its share of attempts', async () => {
     const clock = createVirtualClock();
     const budget = ratioBudget({ ratio: 0.5, minRetries: 0, window: 60_000, scheduler: clock.scheduler });
     // Earn a share: four successful calls.
-    for (let i = 0; i < 4; i++) await drive(clock, retry(() => 'ok', { scheduler: clock.scheduler, budget }));
+    for (let i = 0; i < 4; i++)
+      await drive(
+        clock,
+        retry(() => 'ok', { scheduler: clock.scheduler, budget }),
+      );
     let calls = 0;
     const failing = retry(
       () => {
@@ -440,7 +466,10 @@ describe('retry(): a broken adaptive timeout', () => {
       signal,
       attemptTimeout: { current: () => Number.NaN, onSuccess: () => undefined, onTimeout: () => undefined },
     });
-    expect(rejection(await drive(clock, promise))).toMatchObject({ name: 'RangeError', message: expect.stringContaining('NaN') as unknown });
+    expect(rejection(await drive(clock, promise))).toMatchObject({
+      name: 'RangeError',
+      message: expect.stringContaining('NaN') as unknown,
+    });
     expect(added).toBe(0);
   });
 });
@@ -480,7 +509,10 @@ describe('retry(): nothing left behind', () => {
 
   it('a random source that breaks the backoff rejects with its RangeError, not silently', async () => {
     const { clock, promise } = setup([reset(), 'ok'], { random: () => Number.NaN, backoff: exponentialBackoff() });
-    expect(rejection(await drive(clock, promise))).toMatchObject({ name: 'RangeError', message: expect.stringContaining('"random"') as unknown });
+    expect(rejection(await drive(clock, promise))).toMatchObject({
+      name: 'RangeError',
+      message: expect.stringContaining('"random"') as unknown,
+    });
     expect(clock.pendingTimers()).toBe(0);
   });
 });

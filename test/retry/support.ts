@@ -5,7 +5,10 @@ export async function flush(rounds = 20): Promise<void> {
   for (let i = 0; i < rounds; i++) await Promise.resolve();
 }
 
-export type Settled<T> = { status: 'pending' } | { status: 'fulfilled'; value: T; at: number } | { status: 'rejected'; error: unknown; at: number };
+export type Settled<T> =
+  | { status: 'pending' }
+  | { status: 'fulfilled'; value: T; at: number }
+  | { status: 'rejected'; error: unknown; at: number };
 
 /** Tracks a promise's outcome and the virtual time at which it settled. */
 export function track<T>(promise: Promise<T>, clock: VirtualClock): { readonly state: Settled<T> } {
@@ -49,7 +52,10 @@ export function systemError(code: string, message = code): Error & { code: strin
 }
 
 /** A gRPC-style status error (the shape of @grpc/grpc-js's ServiceError). */
-export function grpcError(code: number, metadata: Record<string, string | string[]> = {}): Error & { code: number; details: string; metadata: unknown } {
+export function grpcError(
+  code: number,
+  metadata: Record<string, string | string[]> = {},
+): Error & { code: number; details: string; metadata: unknown } {
   const map = new Map(Object.entries(metadata).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]));
   return Object.assign(new Error(`${String(code)} status`), {
     code,

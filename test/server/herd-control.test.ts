@@ -32,7 +32,12 @@ async function eventually(check: () => boolean, ms = 20_000, what = 'condition')
 async function listen(server: Server): Promise<number> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  cleanups.push(() => new Promise((resolve) => { server.close(resolve); }));
+  cleanups.push(
+    () =>
+      new Promise((resolve) => {
+        server.close(resolve);
+      }),
+  );
   return (server.address() as AddressInfo).port;
 }
 
@@ -61,7 +66,12 @@ describe('drain() on a real ws server', () => {
   it('closes every client with 1012 and its own hint; clients with exact hints return no sooner, all of them', async () => {
     const http = createServer();
     const wss = new WebSocketServer({ server: http });
-    cleanups.push(() => new Promise((resolve) => { wss.close(resolve); }));
+    cleanups.push(
+      () =>
+        new Promise((resolve) => {
+          wss.close(resolve);
+        }),
+    );
     const connectedAt: number[] = [];
     const reasons: string[] = [];
     wss.on('connection', (ws) => {
@@ -95,7 +105,9 @@ describe('drain() on a real ws server', () => {
     const wss = new WebSocketServer({ noServer: true });
     await expect(drain(wss, { expectedDowntime: -1, capacity: 10 })).rejects.toThrow(/option "expectedDowntime"/);
     await expect(drain(wss, { expectedDowntime: 10, capacity: 0 })).rejects.toThrow(/option "capacity"/);
-    await expect(drain({} as never, { expectedDowntime: 10, capacity: 10 })).rejects.toThrow(/needs a ws WebSocketServer/);
+    await expect(drain({} as never, { expectedDowntime: 10, capacity: 10 })).rejects.toThrow(
+      /needs a ws WebSocketServer/,
+    );
   });
 });
 
@@ -105,7 +117,12 @@ describe('admission() on a real ws server', () => {
     const gate = admission({ capacity });
     const http = createServer();
     const wss = new WebSocketServer({ noServer: true });
-    cleanups.push(() => new Promise((resolve) => { wss.close(resolve); }));
+    cleanups.push(
+      () =>
+        new Promise((resolve) => {
+          wss.close(resolve);
+        }),
+    );
     http.on('upgrade', gate.upgrade(wss));
     const admittedPerSecond = new Map<number, number>();
     const refusals: string[] = [];
@@ -165,7 +182,12 @@ describe('admission() on a real ws server', () => {
     const gate = admission({ capacity: 1, refuseUpgrade: 'status-503', now: () => 0 });
     const http = createServer();
     const wss = new WebSocketServer({ noServer: true });
-    cleanups.push(() => new Promise((resolve) => { wss.close(resolve); }));
+    cleanups.push(
+      () =>
+        new Promise((resolve) => {
+          wss.close(resolve);
+        }),
+    );
     http.on('upgrade', gate.upgrade(wss));
     const port = await listen(http);
     const ok = new WebSocket(`ws://127.0.0.1:${String(port)}`);
@@ -173,7 +195,10 @@ describe('admission() on a real ws server', () => {
     ok.close();
     const refused = new WebSocket(`ws://127.0.0.1:${String(port)}`);
     refused.on('error', () => undefined); // ws reports the cut after the 503 as an error
-    const [, response] = (await once(refused, 'unexpected-response')) as [unknown, { statusCode: number; headers: Record<string, string> }];
+    const [, response] = (await once(refused, 'unexpected-response')) as [
+      unknown,
+      { statusCode: number; headers: Record<string, string> },
+    ];
     expect(response.statusCode).toBe(503);
     expect(response.headers['retry-after']).toBe('1');
     refused.terminate();
@@ -195,7 +220,12 @@ describe('drainHttp2() on a real HTTP/2 server', () => {
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
-    cleanups.push(() => new Promise((resolve) => { server.close(resolve); }));
+    cleanups.push(
+      () =>
+        new Promise((resolve) => {
+          server.close(resolve);
+        }),
+    );
     cleanups.push(() => {
       for (const s of sessions) s.destroy();
     });
@@ -213,7 +243,7 @@ describe('drainHttp2() on a real HTTP/2 server', () => {
     expect(data.toString()).toBe('retry-after=1055ms');
   });
 
-  it('redialer\'s http2Connector reads the hint: the manager waits for it (serverHints exact: exactly)', async () => {
+  it("redialer's http2Connector reads the hint: the manager waits for it (serverHints exact: exactly)", async () => {
     const server = createHttp2Server();
     const sessions = new Set<Http2Session>();
     server.on('session', (s) => {
@@ -222,7 +252,12 @@ describe('drainHttp2() on a real HTTP/2 server', () => {
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
-    cleanups.push(() => new Promise((resolve) => { server.close(resolve); }));
+    cleanups.push(
+      () =>
+        new Promise((resolve) => {
+          server.close(resolve);
+        }),
+    );
     cleanups.push(() => {
       for (const s of sessions) s.destroy();
     });

@@ -24,7 +24,13 @@ function io() {
 describe('redialer simulate arguments', () => {
   it('has defaults and accepts repeated or comma-separated policies', () => {
     const a = parseSimulateArgs(['--policy', 'full-jitter,grpc-js', '--policy', 'signalr', '--outage', '2.5']);
-    expect(a).toMatchObject({ clients: 10_000, outage: 2.5, capacity: 1000, seed: 1, policies: ['full-jitter', 'grpc-js', 'signalr'] });
+    expect(a).toMatchObject({
+      clients: 10_000,
+      outage: 2.5,
+      capacity: 1000,
+      seed: 1,
+      policies: ['full-jitter', 'grpc-js', 'signalr'],
+    });
     expect(parseSimulateArgs([]).policies.length).toBeGreaterThan(5);
   });
 
@@ -45,7 +51,22 @@ describe('redialer simulate arguments', () => {
 
   it('prints the table, progress on stderr, writes the SVG, exits 0', async () => {
     const t = io();
-    const code = await runCli(['simulate', '--clients', '20', '--outage', '2', '--capacity', '5', '--policy', 'redialer-grpc,socket.io', '--svg', 'storm.svg'], t.io);
+    const code = await runCli(
+      [
+        'simulate',
+        '--clients',
+        '20',
+        '--outage',
+        '2',
+        '--capacity',
+        '5',
+        '--policy',
+        'redialer-grpc,socket.io',
+        '--svg',
+        'storm.svg',
+      ],
+      t.io,
+    );
     expect(code).toBe(0);
     expect(t.out.join('')).toMatch(/^policy\s+peak\/s/);
     expect(t.out.join('')).toMatch(/\nsocket\.io\s/);
@@ -56,7 +77,9 @@ describe('redialer simulate arguments', () => {
   it('shows progress per simulated second on a terminal', async () => {
     const t = io();
     const tty = { ...t.io, stderr: { write: (text: string) => t.err.push(text), isTTY: true } };
-    expect(await runCli(['simulate', '--clients', '30', '--outage', '2', '--capacity', '5', '--policy', 'no-jitter'], tty)).toBe(0);
+    expect(
+      await runCli(['simulate', '--clients', '30', '--outage', '2', '--capacity', '5', '--policy', 'no-jitter'], tty),
+    ).toBe(0);
     const progress = t.err.filter((line) => line.startsWith('\r[1/1] no-jitter: t='));
     expect(progress.length).toBeGreaterThan(3);
     expect(progress.at(-1)).toMatch(/100\.0 % reconnected/);
@@ -64,12 +87,28 @@ describe('redialer simulate arguments', () => {
 
   it('runs several seeds and prints mean [range], with a server model and server hints', async () => {
     const t = io();
-    const argv = ['simulate', '--clients', '40', '--outage', '3', '--capacity', '10', '--policy', 'redialer-grpc-exact,socket.io', '--seeds', '3'];
+    const argv = [
+      'simulate',
+      '--clients',
+      '40',
+      '--outage',
+      '3',
+      '--capacity',
+      '10',
+      '--policy',
+      'redialer-grpc-exact,socket.io',
+      '--seeds',
+      '3',
+    ];
     const code = await runCli([...argv, '--server', 'stall', '--server-hints', 'announce'], t.io);
     expect(code).toBe(0);
     expect(t.out.join('')).toMatch(/^policy\s+attempts while down\s+wasted after return/);
     expect(t.err.join('')).toMatch(/\[2\/2\] socket\.io seed 3: done/);
-    expect(parseSimulateArgs(['--server-hints', 'admission', '--server', 'stall'])).toMatchObject({ server: 'stall', serverHints: 'admission', seeds: 1 });
+    expect(parseSimulateArgs(['--server-hints', 'admission', '--server', 'stall'])).toMatchObject({
+      server: 'stall',
+      serverHints: 'admission',
+      seeds: 1,
+    });
   });
 
   it('exits 2 with a message on stderr for bad usage', async () => {

@@ -14,7 +14,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: Record<string, string> };
 
 beforeAll(() => {
-  if (!existsSync(join(root, 'dist/simulator/index.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does)');
+  if (!existsSync(join(root, 'dist/simulator/index.js')))
+    throw new Error('dist/ is missing: run `npm run build` (npm test does)');
 });
 
 describe('the redialer executable', () => {
@@ -25,9 +26,15 @@ describe('the redialer executable', () => {
   });
 
   it('runs a small storm and exits 0; bad usage exits 2', async () => {
-    const { stdout } = await run(process.execPath, [bin, 'simulate', '--clients', '50', '--outage', '3', '--capacity', '10', '--policy', 'full-jitter'], { timeout: 15_000 });
+    const { stdout } = await run(
+      process.execPath,
+      [bin, 'simulate', '--clients', '50', '--outage', '3', '--capacity', '10', '--policy', 'full-jitter'],
+      { timeout: 15_000 },
+    );
     expect(stdout).toMatch(/^policy\s+peak\/s[\s\S]*\nfull-jitter\s/);
-    await expect(run(process.execPath, [bin, 'simulate', '--capacity', 'lots'], { timeout: 15_000 })).rejects.toMatchObject({
+    await expect(
+      run(process.execPath, [bin, 'simulate', '--capacity', 'lots'], { timeout: 15_000 }),
+    ).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringMatching(/--capacity must be an integer/) as unknown,
     });

@@ -38,6 +38,8 @@ describe('peer formula models', () => {
   it('reconnecting-websocket draws its first wait once per client in [1, 5] s and grows by 1.3 to 10 s', () => {
     const client = reconnectingWebSocketPolicy.forClient(() => 0.5);
     expect(client.rules).toEqual({ measuredFrom: 'failure', connectTimeout: 4000 });
-    expect(delays(client.backoff, () => 0.5, 7).map((d) => Math.round(d))).toEqual([3000, 3900, 5070, 6591, 8568, 10_000, 10_000]);
+    expect(delays(client.backoff, () => 0.5, 7).map((d) => Math.round(d))).toEqual([
+      3000, 3900, 5070, 6591, 8568, 10_000, 10_000,
+    ]);
   });
 });

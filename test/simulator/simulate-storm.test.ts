@@ -6,7 +6,11 @@ import { fullJitterPolicy } from '../../src/simulator/policies/redialer-policies
 import { signalrPolicy } from '../../src/simulator/policies/signalr-policy.js';
 import type { StormPolicy } from '../../src/simulator/storm-policy.js';
 
-const everySecond: StormPolicy = { name: 'every-second', description: 'constant 1 s', forClient: () => ({ backoff: constantBackoff(1000) }) };
+const everySecond: StormPolicy = {
+  name: 'every-second',
+  description: 'constant 1 s',
+  forClient: () => ({ backoff: constantBackoff(1000) }),
+};
 
 describe('simulateStorm', () => {
   it('counts attempts, refusals over capacity and reconnection times (worked by hand)', () => {
@@ -59,21 +63,28 @@ describe('simulateStorm', () => {
   });
 
   it('is deterministic for a seed and differs between seeds', () => {
-    const run = (seed: number) => simulateStorm({ policy: fullJitterPolicy, clients: 300, outage: 5000, capacity: 40, seed });
+    const run = (seed: number) =>
+      simulateStorm({ policy: fullJitterPolicy, clients: 300, outage: 5000, capacity: 40, seed });
     expect(run(7)).toEqual(run(7));
     expect(run(7).perSecond).not.toEqual(run(8).perSecond);
   });
 
   it('stops a policy that makes more attempts than maxAttempts instead of running on', () => {
     // The core's floor on attempt starts keeps a 0 ms policy to 5 at once, then one per 100 ms per client.
-    const never: StormPolicy = { name: 'zero', description: '0 ms', forClient: () => ({ backoff: constantBackoff(0) }) };
+    const never: StormPolicy = {
+      name: 'zero',
+      description: '0 ms',
+      forClient: () => ({ backoff: constantBackoff(0) }),
+    };
     expect(() => simulateStorm({ policy: never, clients: 2, outage: 1000, capacity: 1, maxAttempts: 20 })).toThrow(
       /policy "zero" made more than 20 attempts \(option "maxAttempts"\)/,
     );
   });
 
   it('rejects bad options by name', () => {
-    expect(() => simulateStorm({ policy: everySecond, clients: 0 })).toThrow(/option "clients" must be an integer >= 1/);
+    expect(() => simulateStorm({ policy: everySecond, clients: 0 })).toThrow(
+      /option "clients" must be an integer >= 1/,
+    );
     expect(() => simulateStorm({ policy: everySecond, capacity: 1.5 })).toThrow(/option "capacity"/);
     expect(() => simulateStorm({} as never)).toThrow(/option "policy" is required/);
   });

@@ -35,25 +35,51 @@ describe('peers by their own rules', () => {
     const r = simulateStorm({ policy: peer('failure', 4000), clients: 3, outage: 500, capacity: 1, server: 'stall' });
     expect(r.wasted).toBe(3);
     expect(r.reconnectedIn.p100).toBe(10_500);
-    const refused = simulateStorm({ policy: peer('failure', 4000), clients: 3, outage: 500, capacity: 1, server: 'refuse' });
+    const refused = simulateStorm({
+      policy: peer('failure', 4000),
+      clients: 3,
+      outage: 500,
+      capacity: 1,
+      server: 'refuse',
+    });
     expect(refused.reconnectedIn.p100).toBe(2500);
   });
 
   it('with a stalling server an attempt-start peer’s next attempt follows the timeout at once', () => {
-    const r = simulateStorm({ policy: peer('attempt-start', 4000), clients: 2, outage: 500, capacity: 1, server: 'stall' });
+    const r = simulateStorm({
+      policy: peer('attempt-start', 4000),
+      clients: 2,
+      outage: 500,
+      capacity: 1,
+      server: 'stall',
+    });
     // At 0 both refused (down); at 1 s one accepted, one stalled until 5 s and retried at once: accepted.
     expect(r.reconnectedIn.p100).toBe(4500);
   });
 
   it('redialer clients under a stalling server are cut at max(deadline, 20 s)', () => {
-    const redialer: StormPolicy = { name: 'r', description: 'r', forClient: () => ({ backoff: constantBackoff(1000) }) };
+    const redialer: StormPolicy = {
+      name: 'r',
+      description: 'r',
+      forClient: () => ({ backoff: constantBackoff(1000) }),
+    };
     const r = simulateStorm({ policy: redialer, clients: 2, outage: 500, capacity: 1, server: 'stall' });
     expect(r.reconnectedIn.p100).toBe(20_500);
   });
 
   it('reconnecting-websocket in one process moves in lockstep; as page loads it spreads', () => {
-    const process = simulateStorm({ policy: stormPolicy('reconnecting-websocket-process'), clients: 500, outage: 20_000, capacity: 100 });
-    const pages = simulateStorm({ policy: stormPolicy('reconnecting-websocket'), clients: 500, outage: 20_000, capacity: 100 });
+    const process = simulateStorm({
+      policy: stormPolicy('reconnecting-websocket-process'),
+      clients: 500,
+      outage: 20_000,
+      capacity: 100,
+    });
+    const pages = simulateStorm({
+      policy: stormPolicy('reconnecting-websocket'),
+      clients: 500,
+      outage: 20_000,
+      capacity: 100,
+    });
     expect(process.peakPerSecond).toBe(500);
     expect(pages.peakPerSecond).toBeLessThan(250);
     expect(process.wasted).toBeGreaterThan(pages.wasted);
@@ -84,10 +110,24 @@ describe('server-side herd control', () => {
     const eager: StormPolicy = {
       name: 'eager',
       description: 'eager',
-      forClient: () => ({ backoff: grpcBackoff({ initialBackoff: 100, multiplier: 1, maxBackoff: 60_000, jitter: 0 }), serverHints: 'exact' }),
+      forClient: () => ({
+        backoff: grpcBackoff({ initialBackoff: 100, multiplier: 1, maxBackoff: 60_000, jitter: 0 }),
+        serverHints: 'exact',
+      }),
     };
-    const plain = simulateStorm({ policy: { ...eager, forClient: () => ({ backoff: constantBackoff(100) }) }, clients: 1000, outage: 5000, capacity: 100 });
-    const gated = simulateStorm({ policy: eager, clients: 1000, outage: 5000, capacity: 100, serverHints: 'admission' });
+    const plain = simulateStorm({
+      policy: { ...eager, forClient: () => ({ backoff: constantBackoff(100) }) },
+      clients: 1000,
+      outage: 5000,
+      capacity: 100,
+    });
+    const gated = simulateStorm({
+      policy: eager,
+      clients: 1000,
+      outage: 5000,
+      capacity: 100,
+      serverHints: 'admission',
+    });
     expect(gated.reconnected).toBe(1000);
     expect(gated.wasted).toBeLessThan(plain.wasted / 5);
     // The slots handed out are spread at the capacity's pace.
@@ -103,11 +143,17 @@ describe('server-side herd control', () => {
 
 describe('seeds', () => {
   it('reports mean and range over seeds', () => {
-    const runs = [1, 2, 3].map((seed) => simulateStorm({ policy: stormPolicy('full-jitter'), clients: 300, outage: 5000, capacity: 40, seed }));
+    const runs = [1, 2, 3].map((seed) =>
+      simulateStorm({ policy: stormPolicy('full-jitter'), clients: 300, outage: 5000, capacity: 40, seed }),
+    );
     const s = summarizeSeeds(runs);
     expect(s.seeds).toEqual([1, 2, 3]);
     const p100 = runs.map((r) => r.reconnectedIn.p100 ?? NaN);
-    expect(s.p100).toEqual({ mean: (p100[0]! + p100[1]! + p100[2]!) / 3, min: Math.min(...p100), max: Math.max(...p100) });
+    expect(s.p100).toEqual({
+      mean: (p100[0]! + p100[1]! + p100[2]!) / 3,
+      min: Math.min(...p100),
+      max: Math.max(...p100),
+    });
     const table = stormSeedsTable([s], { markdown: true });
     expect(table.split('\n')[0]).toBe(`| ${STORM_SEEDS_COLUMNS.join(' | ')} |`);
     expect(table).toMatch(/\| full-jitter \| [\d,]+( \[[\d,]+–[\d,]+\])? \|/);

@@ -26,12 +26,17 @@ export const CHROMIUM_ARGS: readonly string[] = Object.freeze([
 /** Warns, once per test file, that `what` is skipped because no Chromium is installed. */
 export function noticeIfNoChromium(what: string): void {
   if (!hasChromium) {
-    console.warn(`redialer: SKIPPING ${what}: no Chromium at ${CHROMIUM} (install Debian's "chromium" package, or set REDIALER_CHROMIUM)`);
+    console.warn(
+      `redialer: SKIPPING ${what}: no Chromium at ${CHROMIUM} (install Debian's "chromium" package, or set REDIALER_CHROMIUM)`,
+    );
   }
 }
 
 /** Starts headless Chromium with a fresh profile in `profileDir`. */
-export function launchChromium(profileDir: string, options: { viewport?: { width: number; height: number } } = {}): Promise<BrowserContext> {
+export function launchChromium(
+  profileDir: string,
+  options: { viewport?: { width: number; height: number } } = {},
+): Promise<BrowserContext> {
   return chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
     headless: true,

@@ -12,8 +12,12 @@ export function externalPackages(entryFile: string): string[] {
   const visit = (file: string): void => {
     if (seen.has(file)) return;
     seen.add(file);
-    const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-    for (const match of source.matchAll(/(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+    const source = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '');
+    for (const match of source.matchAll(
+      /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g,
+    )) {
       const specifier = match[1] ?? match[2] ?? '';
       if (specifier.startsWith('.')) visit(resolve(dirname(file), specifier));
       else external.add(packageOf(specifier));

@@ -31,7 +31,8 @@ export interface PackedPackage {
 
 /** Packs dist/ (run `npm run build` first) and unpacks it into a temporary consumer directory. */
 export async function packPackage(): Promise<PackedPackage> {
-  if (!existsSync(join(repoRoot, 'dist/index.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does)');
+  if (!existsSync(join(repoRoot, 'dist/index.js')))
+    throw new Error('dist/ is missing: run `npm run build` (npm test does)');
   const dir = mkdtempSync(join(tmpdir(), 'redialer-consumer-'));
   const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
     cwd: repoRoot,

@@ -18,15 +18,20 @@ export interface TypeDiagnostic {
 /** Type-checks the project whose tsconfig.json is in `dir`; returns its diagnostics. */
 export function typeCheckProject(dir: string): TypeDiagnostic[] {
   const configPath = join(dir, 'tsconfig.json');
-  const config = ts.getParsedCommandLineOfConfigFile(configPath, {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: () => undefined,
-  });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    configPath,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: () => undefined,
+    },
+  );
   if (config === undefined) throw new Error(`cannot read ${configPath}`);
   const host = ts.createCompilerHost(config.options);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, languageVersion, ...rest) => {
-    if (!fileName.endsWith('.d.ts') || fileName.startsWith(dir)) return getSourceFile(fileName, languageVersion, ...rest);
+    if (!fileName.endsWith('.d.ts') || fileName.startsWith(dir))
+      return getSourceFile(fileName, languageVersion, ...rest);
     const key = `${fileName}|${JSON.stringify(languageVersion)}`;
     if (!sourceCache.has(key)) sourceCache.set(key, getSourceFile(fileName, languageVersion, ...rest));
     return sourceCache.get(key);
@@ -43,5 +48,7 @@ export function typeCheckProject(dir: string): TypeDiagnostic[] {
 
 /** `file(line,col): message` lines, like tsc's plain output. */
 export function formatDiagnostics(diagnostics: readonly TypeDiagnostic[]): string {
-  return diagnostics.map((d) => `${d.file ?? '(project)'}(${String(d.line)},${String(d.column)}): ${d.message}`).join('\n');
+  return diagnostics
+    .map((d) => `${d.file ?? '(project)'}(${String(d.line)},${String(d.column)}): ${d.message}`)
+    .join('\n');
 }

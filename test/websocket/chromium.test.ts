@@ -17,7 +17,6 @@ import { hasChromium, launchChromium, noticeIfNoChromium } from '../support/chro
 
 noticeIfNoChromium('the headless Chromium test');
 
-
 const PAGE = (wsUrl: string) => `<!doctype html>
 <meta charset="utf-8">
 <title>redialer/websocket</title>
@@ -145,7 +144,12 @@ describe('in headless Chromium', () => {
   afterAll(async () => {
     await context?.close();
     for (const server of servers) await server.stop();
-    if (http !== undefined) await new Promise<void>((resolve) => http?.close(() => { resolve(); }));
+    if (http !== undefined)
+      await new Promise<void>((resolve) =>
+        http?.close(() => {
+          resolve();
+        }),
+      );
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
@@ -184,18 +188,27 @@ describe('in headless Chromium', () => {
       page.on('pageerror', (error) => pageErrors.push(error.message));
       await page.goto(pageUrl);
 
-      await page.waitForFunction(() => (window as unknown as PageApi).redialer.opens() === 1, undefined, { timeout: 15_000 });
+      await page.waitForFunction(() => (window as unknown as PageApi).redialer.opens() === 1, undefined, {
+        timeout: 15_000,
+      });
       expect(await page.evaluate(() => (window as unknown as PageApi).redialer.native())).toBe(true);
 
       await first.stop(); // the server goes away (connections dropped) ...
-      await page.waitForFunction(() => (window as unknown as PageApi).redialer.states.includes('TRANSIENT_FAILURE'), undefined, {
-        timeout: 15_000,
-      });
+      await page.waitForFunction(
+        () => (window as unknown as PageApi).redialer.states.includes('TRANSIENT_FAILURE'),
+        undefined,
+        {
+          timeout: 15_000,
+        },
+      );
       const second = await startServer(first.port); // ... and comes back on the same port
       servers.push(second);
-      await page.waitForFunction(() => (window as unknown as PageApi).redialer.opens() === 2, undefined, { timeout: 15_000 });
+      await page.waitForFunction(() => (window as unknown as PageApi).redialer.opens() === 2, undefined, {
+        timeout: 15_000,
+      });
 
-      for (let i = 0; i < 100 && second.received.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let i = 0; i < 100 && second.received.length === 0; i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       expect(first.received).toEqual(['hello 1']);
       expect(second.received).toEqual(['hello 2']);
       const states = await page.evaluate(() => (window as unknown as PageApi).redialer.states);
@@ -206,7 +219,9 @@ describe('in headless Chromium', () => {
       await page.evaluate(() => {
         (window as unknown as PageApi).redialer.socket.close();
       });
-      await page.waitForFunction(() => (window as unknown as PageApi).redialer.socket.readyState === 3, undefined, { timeout: 5000 });
+      await page.waitForFunction(() => (window as unknown as PageApi).redialer.socket.readyState === 3, undefined, {
+        timeout: 5000,
+      });
       expect(pageErrors).toEqual([]);
     },
     90_000,
@@ -216,11 +231,14 @@ describe('in headless Chromium', () => {
     "the native WebSocket's payload conversion, the heartbeat with an application ping, and refused attempts, in a page",
     async () => {
       const page = await context?.newPage();
-      if (page === undefined || http === undefined) throw new Error('the first Chromium test did not set up the page server');
+      if (page === undefined || http === undefined)
+        throw new Error('the first Chromium test did not set up the page server');
       const pageErrors: string[] = [];
       page.on('pageerror', (error) => pageErrors.push(error.message));
       await page.goto(`http://127.0.0.1:${String((http.address() as AddressInfo).port)}/fidelity`);
-      await page.waitForFunction(() => (window as unknown as FidelityApi).out.done === true, undefined, { timeout: 30_000 });
+      await page.waitForFunction(() => (window as unknown as FidelityApi).out.done === true, undefined, {
+        timeout: 30_000,
+      });
       const out = await page.evaluate(() => (window as unknown as FidelityApi).out);
       expect(pageErrors).toEqual([]);
       // send() converts as the browser's WebSocket does: the server got the same text from both.
@@ -229,7 +247,11 @@ describe('in headless Chromium', () => {
       expect(natives).toEqual(['12345', 'null', 'undefined']);
       expect(received.slice(3, 6)).toEqual(natives);
       expect(out.payloads).toEqual({ nativeNoArgument: 'TypeError', redialerNoArgument: 'TypeError' });
-      expect(out.heartbeat).toMatchObject({ aliveState: 'READY', aliveMessages: 0, silentError: 'HeartbeatTimeoutError' });
+      expect(out.heartbeat).toMatchObject({
+        aliveState: 'READY',
+        aliveMessages: 0,
+        silentError: 'HeartbeatTimeoutError',
+      });
       expect(out.heartbeat.silence).toBeGreaterThanOrEqual(400);
       expect(silentServer?.received.filter((m) => m === 'ping').length).toBeGreaterThanOrEqual(1);
       expect(out.refused).toEqual(['error', 'close 1006', 'error', 'close 1006']);

@@ -2,7 +2,11 @@
  * Drop-in: the public surface of reconnecting-websocket 4.4 exists here, and code typed against it
  * (its Options, its event classes, the DOM's event types) compiles unchanged.
  */
-import type { CloseEvent as RwsCloseEvent, ErrorEvent as RwsErrorEvent, Options as RwsOptions } from 'reconnecting-websocket';
+import type {
+  CloseEvent as RwsCloseEvent,
+  ErrorEvent as RwsErrorEvent,
+  Options as RwsOptions,
+} from 'reconnecting-websocket';
 import rwsModule from 'reconnecting-websocket';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVirtualClock } from '../../src/testing/index.js';
@@ -62,7 +66,11 @@ describe('drop-in for reconnecting-websocket', () => {
       startClosed: false,
       debug: false,
     };
-    const socket = new ReconnectingWebSocket('ws://example.test/', [], { ...options, scheduler: clock.scheduler, environment: new FakeEnvironment() });
+    const socket = new ReconnectingWebSocket('ws://example.test/', [], {
+      ...options,
+      scheduler: clock.scheduler,
+      environment: new FakeEnvironment(),
+    });
     created.push(socket);
     const seen: string[] = [];
     socket.onclose = (event: RwsCloseEvent) => seen.push(`close ${String(event.code)}`);

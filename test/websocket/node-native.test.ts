@@ -22,7 +22,9 @@ const major = Number(process.versions.node.split('.')[0]);
 function cachedRuntime(name: 'deno' | 'bun'): string | undefined {
   if (process.env['REDIALER_OTHER_RUNTIMES'] === 'skip') return undefined;
   try {
-    return execFileSync(process.execPath, ['scripts/ensure-runtime.mjs', name, '--cached'], { encoding: 'utf8' }).trim();
+    return execFileSync(process.execPath, ['scripts/ensure-runtime.mjs', name, '--cached'], {
+      encoding: 'utf8',
+    }).trim();
   } catch {
     return undefined;
   }
@@ -33,13 +35,20 @@ const bun = cachedRuntime('bun');
 if (process.env['REDIALER_OTHER_RUNTIMES'] === 'skip') {
   console.log('Deno and Bun: run in the Node 20 pass only (REDIALER_OTHER_RUNTIMES=skip)');
 } else {
-  for (const [name, path] of [['Deno', deno], ['Bun', bun]] as const) {
-    if (path === undefined) console.log(`${name} is not installed: skipping it (node scripts/ensure-runtime.mjs ${name.toLowerCase()})`);
+  for (const [name, path] of [
+    ['Deno', deno],
+    ['Bun', bun],
+  ] as const) {
+    if (path === undefined)
+      console.log(`${name} is not installed: skipping it (node scripts/ensure-runtime.mjs ${name.toLowerCase()})`);
   }
 }
 
 const RUNTIMES: { name: string; command: string[] | undefined }[] = [
-  { name: `Node ${process.versions.node}`, command: [process.execPath, ...(major < 22 ? ['--experimental-websocket', '--no-warnings'] : [])] },
+  {
+    name: `Node ${process.versions.node}`,
+    command: [process.execPath, ...(major < 22 ? ['--experimental-websocket', '--no-warnings'] : [])],
+  },
   { name: 'Deno', command: deno === undefined ? undefined : [deno, 'run', '--allow-net', '--allow-read'] },
   { name: 'Bun', command: bun === undefined ? undefined : [bun] },
 ];
@@ -81,15 +90,22 @@ describe("on a runtime's own WebSocket", () => {
         const refused = await startServer();
         await refused.stop();
         const dropping = await startServer(0, (client, n) => {
-          if (n === 1) client.once('message', () => { client.terminate(); });
+          if (n === 1)
+            client.once('message', () => {
+              client.terminate();
+            });
         });
         // Accepts the upgrade, then never answers (nor do its clients' pings get a reply).
         const silent = await startServer();
         servers.push(dropping, silent);
         const [command, ...args] = runtime.command ?? [];
-        const child = spawn(command ?? '', [...args, SCRIPT, pathToFileURL(bundle).href, refused.url, dropping.url, silent.url], {
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
+        const child = spawn(
+          command ?? '',
+          [...args, SCRIPT, pathToFileURL(bundle).href, refused.url, dropping.url, silent.url],
+          {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -104,14 +120,20 @@ describe("on a runtime's own WebSocket", () => {
         expect(stderr).toBe('');
         expect(exitCode).toBe(0);
         const result = JSON.parse(stdout) as Result;
-        console.log(`${runtime.name}: 3 refused attempts in ${String(result.refused.ms)} ms; silent connection closed after ${String(result.heartbeat.after)} ms`);
+        console.log(
+          `${runtime.name}: 3 refused attempts in ${String(result.refused.ms)} ms; silent connection closed after ${String(result.heartbeat.after)} ms`,
+        );
         expect(result.refused.events).toEqual(['error', 'close 1006', 'error', 'close 1006', 'error', 'close 1006']);
         expect(result.refused.ms).toBeLessThan(10_000); // no attempt waited for the connect timeout
         expect(result.reconnect).toMatchObject({ opens: 2, code: 1000, readyState: 3, url: dropping.url });
         expect(result.reconnect.states.filter((s) => s === 'READY')).toHaveLength(2);
         expect(result.reconnect.states.at(-1)).toBe('SHUTDOWN');
         expect(dropping.received).toEqual(['hello 1', 'hello 2']);
-        expect(result.heartbeat).toMatchObject({ code: 4000, reason: 'heartbeat timeout', error: 'HeartbeatTimeoutError' });
+        expect(result.heartbeat).toMatchObject({
+          code: 4000,
+          reason: 'heartbeat timeout',
+          error: 'HeartbeatTimeoutError',
+        });
         expect(result.heartbeat.after).toBeGreaterThanOrEqual(400);
         expect(silent.received.filter((m) => m === 'ping').length).toBeGreaterThanOrEqual(1);
       },

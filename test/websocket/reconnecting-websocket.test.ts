@@ -46,7 +46,12 @@ describe('backoff', () => {
   });
 
   it("honours reconnecting-websocket's delay options when given", () => {
-    const h = setup({ minReconnectionDelay: 500, reconnectionDelayGrowFactor: 2, maxReconnectionDelay: 2000, reconnectionDelayJitter: 0 });
+    const h = setup({
+      minReconnectionDelay: 500,
+      reconnectionDelayGrowFactor: 2,
+      maxReconnectionDelay: 2000,
+      reconnectionDelayJitter: 0,
+    });
     refuseAll(h, 8000);
     expect(h.starts).toEqual([0, 500, 1500, 3500, 5500, 7500]);
   });
@@ -102,11 +107,15 @@ describe('backoff', () => {
     const clock = createVirtualClock();
     const fake = fakeWebSocketClass();
     let n = 0;
-    const socket = new ReconnectingWebSocket(() => Promise.resolve(`ws://example.test/${String((n += 1))}`), undefined, {
-      WebSocket: fake.WebSocket,
-      scheduler: clock.scheduler,
-      environment: new FakeEnvironment(),
-    });
+    const socket = new ReconnectingWebSocket(
+      () => Promise.resolve(`ws://example.test/${String((n += 1))}`),
+      undefined,
+      {
+        WebSocket: fake.WebSocket,
+        scheduler: clock.scheduler,
+        environment: new FakeEnvironment(),
+      },
+    );
     open.push(socket);
     await Promise.resolve();
     expect(fake.last().url).toBe('ws://example.test/1');
@@ -157,16 +166,19 @@ describe('outbound queue', () => {
     ['count', { maxEnqueuedMessages: 2 }, ['a', 'b', 'c'], ['queued', 'queued', 'rejected']],
     // 'é€' is 5 bytes in UTF-8: 2 + 5 > 5, so it is refused, and 'c' (1 byte) still fits.
     ['bytes (UTF-8)', { maxEnqueuedBytes: 5 }, ['ab', 'é€', 'c'], ['queued', 'rejected', 'queued']],
-  ] as const)('refuses what exceeds the %s bound, with a drop event, and keeps the order of the rest', (_label, options, messages, expected) => {
-    const h = setup(options);
-    const statuses = messages.map((m) => h.socket.send(m));
-    expect(statuses).toEqual(expected);
-    const rejected = messages.filter((_m, i) => statuses[i] === 'rejected');
-    expect(rejected.length).toBeGreaterThan(0);
-    expect(h.drops.map((d) => [d.data, d.reason])).toEqual(rejected.map((m) => [m, 'queue-full']));
-    h.last().open();
-    expect(h.last().sent).toEqual(messages.filter((_m, i) => statuses[i] === 'queued'));
-  });
+  ] as const)(
+    'refuses what exceeds the %s bound, with a drop event, and keeps the order of the rest',
+    (_label, options, messages, expected) => {
+      const h = setup(options);
+      const statuses = messages.map((m) => h.socket.send(m));
+      expect(statuses).toEqual(expected);
+      const rejected = messages.filter((_m, i) => statuses[i] === 'rejected');
+      expect(rejected.length).toBeGreaterThan(0);
+      expect(h.drops.map((d) => [d.data, d.reason])).toEqual(rejected.map((m) => [m, 'queue-full']));
+      h.last().open();
+      expect(h.last().sent).toEqual(messages.filter((_m, i) => statuses[i] === 'queued'));
+    },
+  );
 
   it('counts Blob, ArrayBuffer and typed arrays by their byte length', () => {
     const h = setup({ maxEnqueuedBytes: 10 });
@@ -375,7 +387,11 @@ describe('browser awareness', () => {
     const fake = fakeWebSocketClass();
     const environment = new FakeEnvironment();
     environment.navigator.onLine = false;
-    const socket = new ReconnectingWebSocket(URL, undefined, { WebSocket: fake.WebSocket, scheduler: clock.scheduler, environment });
+    const socket = new ReconnectingWebSocket(URL, undefined, {
+      WebSocket: fake.WebSocket,
+      scheduler: clock.scheduler,
+      environment,
+    });
     open.push(socket);
     expect(fake.sockets).toHaveLength(0);
     expect(socket.snapshot.pause).toEqual({ reason: 'offline' });
@@ -494,7 +510,12 @@ describe('reconnect-websocket surface', () => {
 
   it('has the ready-state constants on the class and on instances', () => {
     const h = setup();
-    expect([ReconnectingWebSocket.CONNECTING, ReconnectingWebSocket.OPEN, ReconnectingWebSocket.CLOSING, ReconnectingWebSocket.CLOSED]).toEqual([0, 1, 2, 3]);
+    expect([
+      ReconnectingWebSocket.CONNECTING,
+      ReconnectingWebSocket.OPEN,
+      ReconnectingWebSocket.CLOSING,
+      ReconnectingWebSocket.CLOSED,
+    ]).toEqual([0, 1, 2, 3]);
     expect(h.socket.OPEN).toBe(1);
   });
 
@@ -530,7 +551,11 @@ describe('failures before a socket exists', () => {
         throw new SyntaxError(`invalid URL: ${url}`);
       }
     }
-    const socket = new ReconnectingWebSocket('nonsense', undefined, { WebSocket: Rejecting, scheduler: clock.scheduler, environment: new FakeEnvironment() });
+    const socket = new ReconnectingWebSocket('nonsense', undefined, {
+      WebSocket: Rejecting,
+      scheduler: clock.scheduler,
+      environment: new FakeEnvironment(),
+    });
     expect(socket.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
     expect((socket.snapshot.lastError as Error).message).toMatch(/invalid URL/);
     expect(clock.pendingTimers()).toBe(0);
@@ -584,7 +609,9 @@ describe('options', () => {
     [{ WebSocket: 42 }, /WebSocket/],
   ])('rejects %o naming the option', (options, message) => {
     const fake = fakeWebSocketClass();
-    expect(() => new ReconnectingWebSocket(URL, undefined, { WebSocket: fake.WebSocket, ...(options as object) })).toThrow(message);
+    expect(
+      () => new ReconnectingWebSocket(URL, undefined, { WebSocket: fake.WebSocket, ...(options as object) }),
+    ).toThrow(message);
   });
 
   it('without a WebSocket class on a runtime that has none, says how to fix it', () => {
@@ -598,7 +625,6 @@ describe('options', () => {
     }
   });
 });
-
 
 describe('server-directed waits and browser events', () => {
   it('coming back online does not cut short a wait the server asked for', () => {

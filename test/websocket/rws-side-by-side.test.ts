@@ -24,7 +24,11 @@ interface Client {
   onclose: ((event: { code: number; reason: string; wasClean: boolean }) => void) | null;
   onerror: ((event: { message?: string }) => void) | null;
   onmessage: ((event: { data: unknown }) => void) | null;
-  addEventListener(type: 'message', listener: (event: { data: unknown }) => void, options?: { once?: boolean; signal?: AbortSignal }): void;
+  addEventListener(
+    type: 'message',
+    listener: (event: { data: unknown }) => void,
+    options?: { once?: boolean; signal?: AbortSignal },
+  ): void;
   send(data: string): unknown;
   close(code?: number, reason?: string): void;
   reconnect(code?: number, reason?: string): void;
@@ -88,15 +92,20 @@ async function refusedUrl(): Promise<string> {
 }
 
 const until = (check: () => boolean) =>
-  vi.waitFor(() => {
-    if (!check()) throw new Error('not yet');
-  }, { timeout: 8000, interval: 10 });
+  vi.waitFor(
+    () => {
+      if (!check()) throw new Error('not yet');
+    },
+    { timeout: 8000, interval: 10 },
+  );
 
 const quiet = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe(`side by side with reconnecting-websocket 4.4, on ${clientWebSocketName}`, () => {
   it('null protocols: both connect without a sub-protocol; queued sends go first, in order', async () => {
-    const s = await server((ws) => { ws.send('welcome'); });
+    const s = await server((ws) => {
+      ws.send('welcome');
+    });
     const logs: Record<string, string[]> = {};
     for (const side of ['rws', 'redialer'] as const) {
       const { client, log } = watch(side, s.url, {}, null);
@@ -149,7 +158,12 @@ describe(`side by side with reconnecting-websocket 4.4, on ${clientWebSocketName
       expect(s.connections).toBe(before + 1);
     }
     expect(logs['redialer']).toEqual(logs['rws']);
-    expect(logs['rws']).toEqual(['open rs=1 rc=0', "close 1000 '' true rs=2 rc=0", 'reconnect() returned', 'open rs=1 rc=0']);
+    expect(logs['rws']).toEqual([
+      'open rs=1 rc=0',
+      "close 1000 '' true rs=2 rc=0",
+      'reconnect() returned',
+      'open rs=1 rc=0',
+    ]);
   });
 
   it('reconnect(code, reason) while connecting: one close with them at once, no 1006 from the abandoned socket', async () => {
@@ -175,7 +189,10 @@ describe(`side by side with reconnecting-websocket 4.4, on ${clientWebSocketName
     for (const side of ['rws', 'redialer'] as const) {
       const hole = await startBlackHole();
       cleanups.push(() => hole.stop());
-      const { log } = watch(side, `ws://127.0.0.1:${String(hole.port)}/`, { connectionTimeout: 300, minReconnectionDelay: 100 });
+      const { log } = watch(side, `ws://127.0.0.1:${String(hole.port)}/`, {
+        connectionTimeout: 300,
+        minReconnectionDelay: 100,
+      });
       await until(() => log.length >= 2);
       logs[side] = log.slice(0, 2);
     }
@@ -187,9 +204,16 @@ describe(`side by side with reconnecting-websocket 4.4, on ${clientWebSocketName
     const url = await refusedUrl();
     const counts: Record<string, string[]> = {};
     for (const side of ['rws', 'redialer'] as const) {
-      const { log } = watch(side, url, { minReconnectionDelay: 20, maxReconnectionDelay: 40, reconnectionDelayGrowFactor: 1.3 });
+      const { log } = watch(side, url, {
+        minReconnectionDelay: 20,
+        maxReconnectionDelay: 40,
+        reconnectionDelayGrowFactor: 1.3,
+      });
       await until(() => log.filter((l) => l.startsWith('close')).length >= 3);
-      counts[side] = log.slice(0, 6).map((l) => `${l.split(' ')[0] ?? ''} ${l.slice(l.indexOf('rc='))}`).sort();
+      counts[side] = log
+        .slice(0, 6)
+        .map((l) => `${l.split(' ')[0] ?? ''} ${l.slice(l.indexOf('rc='))}`)
+        .sort();
     }
     expect(counts['redialer']).toEqual(counts['rws']);
     expect(counts['rws']).toEqual(['close rc=1', 'close rc=2', 'close rc=3', 'error rc=1', 'error rc=2', 'error rc=3']);
@@ -197,7 +221,10 @@ describe(`side by side with reconnecting-websocket 4.4, on ${clientWebSocketName
 
   it('retryCount after a connection drops before minUptime: the same in onclose and in the next onopen', async () => {
     const s = await server((ws, n) => {
-      if (n % 2 === 1) setTimeout(() => { ws.terminate(); }, 50);
+      if (n % 2 === 1)
+        setTimeout(() => {
+          ws.terminate();
+        }, 50);
     });
     const logs: Record<string, string[]> = {};
     for (const side of ['rws', 'redialer'] as const) {
@@ -216,7 +243,9 @@ describe(`side by side with reconnecting-websocket 4.4, on ${clientWebSocketName
   it('listener options: redialer honours { once, signal } as EventTarget does; reconnecting-websocket ignores them', async () => {
     const s = await server((ws) => {
       ws.send('a');
-      setTimeout(() => { ws.send('b'); }, 100);
+      setTimeout(() => {
+        ws.send('b');
+      }, 100);
     });
     const heard: Record<string, string[]> = {};
     for (const side of ['rws', 'redialer'] as const) {
@@ -224,10 +253,14 @@ describe(`side by side with reconnecting-websocket 4.4, on ${clientWebSocketName
       const calls: string[] = [];
       const controller = new AbortController();
       client.addEventListener('message', (e) => calls.push(`once ${String(e.data)}`), { once: true });
-      client.addEventListener('message', (e) => {
-        calls.push(`signal ${String(e.data)}`);
-        controller.abort();
-      }, { signal: controller.signal });
+      client.addEventListener(
+        'message',
+        (e) => {
+          calls.push(`signal ${String(e.data)}`);
+          controller.abort();
+        },
+        { signal: controller.signal },
+      );
       await until(() => log.includes('message b'));
       heard[side] = calls;
     }
@@ -235,7 +268,7 @@ describe(`side by side with reconnecting-websocket 4.4, on ${clientWebSocketName
     expect(heard['redialer']).toEqual(['once a', 'signal a']);
   });
 
-  it('close(): the socket\'s own close event, then CLOSED; nothing after', async () => {
+  it("close(): the socket's own close event, then CLOSED; nothing after", async () => {
     const s = await server();
     const logs: Record<string, string[]> = {};
     for (const side of ['rws', 'redialer'] as const) {
@@ -249,6 +282,11 @@ describe(`side by side with reconnecting-websocket 4.4, on ${clientWebSocketName
       logs[side] = log;
     }
     expect(logs['redialer']).toEqual(logs['rws']);
-    expect(logs['rws']).toEqual(['open rs=1 rc=0', 'close() returned rs=2', "close 1000 'bye' true rs=3 rc=0", 'later rs=3']);
+    expect(logs['rws']).toEqual([
+      'open rs=1 rc=0',
+      'close() returned rs=2',
+      "close 1000 'bye' true rs=3 rc=0",
+      'later rs=3',
+    ]);
   });
 });

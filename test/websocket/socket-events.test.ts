@@ -28,10 +28,18 @@ function setup(options: ReconnectingWebSocketOptions = {}, protocols?: string | 
   const record = (what: string) => {
     seen.push(`${what} rs=${String(socket.readyState)} rc=${String(socket.retryCount)}`);
   };
-  socket.onopen = () => { record('open'); };
-  socket.onerror = (e) => { record(`error${e.message === undefined ? '' : ` ${e.message}`}`); };
-  socket.onclose = (e) => { record(`close ${String(e.code)} '${e.reason}' ${String(e.wasClean)}`); };
-  socket.onmessage = (e) => { record(`message ${String(e.data)}`); };
+  socket.onopen = () => {
+    record('open');
+  };
+  socket.onerror = (e) => {
+    record(`error${e.message === undefined ? '' : ` ${e.message}`}`);
+  };
+  socket.onclose = (e) => {
+    record(`close ${String(e.code)} '${e.reason}' ${String(e.wasClean)}`);
+  };
+  socket.onmessage = (e) => {
+    record(`message ${String(e.data)}`);
+  };
   return { clock, fake, environment, socket, snapshots, seen, last: fake.last };
 }
 
@@ -59,7 +67,7 @@ describe('an attempt ends on error or close, whichever comes first', () => {
     expect(h.last().listenerCount()).toBe(0);
   });
 
-  it('close without error: the socket\'s own close event', () => {
+  it("close without error: the socket's own close event", () => {
     const h = setup();
     h.last().open();
     h.last().finish(1001, 'going away', true);
@@ -74,7 +82,9 @@ describe('an attempt ends on error or close, whichever comes first', () => {
     const error = h.socket.snapshot.lastError as Error;
     expect(isWebSocketCloseError(error)).toBe(true);
     expect(error.cause).toBe(refused);
-    expect(error.message).toBe('the WebSocket closed with code 1006 before it opened: connect ECONNREFUSED 127.0.0.1:9');
+    expect(error.message).toBe(
+      'the WebSocket closed with code 1006 before it opened: connect ECONNREFUSED 127.0.0.1:9',
+    );
   });
 });
 
@@ -267,7 +277,10 @@ describe('heartbeat (virtual time, application pings)', () => {
 
   it('re-checks expiry when the page becomes visible (timers of background tabs are throttled)', () => {
     const clock = createVirtualClock();
-    const h = setup({ heartbeat, scheduler: { now: () => clock.now() + skew, schedule: clock.scheduler.schedule.bind(clock.scheduler) } });
+    const h = setup({
+      heartbeat,
+      scheduler: { now: () => clock.now() + skew, schedule: clock.scheduler.schedule.bind(clock.scheduler) },
+    });
     h.last().open();
     // The wall clock jumps 2 s while the tab's timers were held back.
     skew = 2000;

@@ -90,7 +90,11 @@ describe(`against a real ws server, on ${clientWebSocketName}`, () => {
     const s = await server(0, (c) => {
       c.close(1000, 'bye');
     });
-    const { socket, snapshots } = client(s.url, { minUptime: 60_000, reconnectionDelayGrowFactor: 2, reconnectionDelayJitter: 0 });
+    const { socket, snapshots } = client(s.url, {
+      minUptime: 60_000,
+      reconnectionDelayGrowFactor: 2,
+      reconnectionDelayJitter: 0,
+    });
     await nthReady(snapshots, socket, 4);
     expect(snapshots.filter((x) => x.state === 'READY').map((x) => x.attempt)).toEqual([1, 2, 3, 4]);
     expect(socket.retryCount).toBeGreaterThanOrEqual(3);
@@ -142,7 +146,9 @@ describe(`against a real ws server, on ${clientWebSocketName}`, () => {
       ['10', 'queue-full'],
     ]);
     // Each message exactly once: received once (in either server) or reported dropped, never both.
-    const outcomes = [...first.received, ...second.received, ...drops.map((d) => d.data as string)].sort((a, b) => Number(a) - Number(b));
+    const outcomes = [...first.received, ...second.received, ...drops.map((d) => d.data as string)].sort(
+      (a, b) => Number(a) - Number(b),
+    );
     expect(outcomes).toEqual([...statuses.keys()]);
   });
 
@@ -153,7 +159,8 @@ describe(`against a real ws server, on ${clientWebSocketName}`, () => {
     const failed = await until(socket, (s) => s.state === 'TRANSIENT_FAILURE');
     expect(isConnectTimeoutError(failed.lastError)).toBe(true);
     await until(socket, (s) => s.state === 'CONNECTING' && s.attempt === 2);
-    for (let i = 0; i < 200 && hole.accepted.length < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 200 && hole.accepted.length < 2; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     const closes = hole.accepted.map((s) => (s.destroyed ? Promise.resolve() : once(s, 'close')));
     socket.close();
     await Promise.all(closes); // every attempt's TCP connection was closed by the client
@@ -165,7 +172,9 @@ describe(`against a real ws server, on ${clientWebSocketName}`, () => {
       c.close(code, 'denied');
     });
     const { socket } = client(s.url);
-    const closeEvent = new Promise<{ code: number }>((resolve) => { socket.addEventListener('close', resolve); });
+    const closeEvent = new Promise<{ code: number }>((resolve) => {
+      socket.addEventListener('close', resolve);
+    });
     const shut = await until(socket, (x) => x.state === 'SHUTDOWN');
     expect(shut).toMatchObject({ reason: 'permanent-failure' });
     expect(isPermanentError(shut.lastError)).toBe(true);
@@ -195,7 +204,9 @@ describe(`against a real ws server, on ${clientWebSocketName}`, () => {
     socket.send('x');
     const [serverSide] = [...s.clients];
     const serverClosed = serverSide === undefined ? Promise.resolve() : once(serverSide, 'close');
-    const closed = new Promise<{ code: number }>((resolve) => { socket.addEventListener('close', resolve); });
+    const closed = new Promise<{ code: number }>((resolve) => {
+      socket.addEventListener('close', resolve);
+    });
     socket.close(1000, 'done');
     expect((await closed).code).toBe(1000);
     await serverClosed;
@@ -206,7 +217,10 @@ describe(`against a real ws server, on ${clientWebSocketName}`, () => {
     const hole = await startBlackHole();
     await hole.stop(); // nothing listens on this port any more: connections are refused
     const before = await settledResources();
-    const { socket } = client(`ws://127.0.0.1:${String(hole.port)}/`, { minReconnectionDelay: 60_000, maxReconnectionDelay: 60_000 });
+    const { socket } = client(`ws://127.0.0.1:${String(hole.port)}/`, {
+      minReconnectionDelay: 60_000,
+      maxReconnectionDelay: 60_000,
+    });
     await until(socket, (x) => x.state === 'TRANSIENT_FAILURE');
     socket.close();
     expect(socket.readyState).toBe(socket.CLOSED);

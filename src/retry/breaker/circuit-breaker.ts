@@ -10,7 +10,13 @@ import { constantBackoff } from '../../backoff/constant-backoff.js';
 import { scheduleTimerAt } from '../../timing/schedule-timer.js';
 import { checkNumber, checkOptionsObject, describeValue, optionalFunction, optionalNumber } from '../../validate.js';
 import { SlidingWindow } from '../budgets/sliding-window.js';
-import type { CounterLike, MeterLike, MetricAttributes, ObservableResultLike, ObservableGaugeLike } from '../metrics/meter-like.js';
+import type {
+  CounterLike,
+  MeterLike,
+  MetricAttributes,
+  ObservableResultLike,
+  ObservableGaugeLike,
+} from '../metrics/meter-like.js';
 import type { BreakerStateStore, SharedBreakerState } from './breaker-state-store.js';
 import { BrokenCircuitError } from './broken-circuit-error.js';
 
@@ -28,7 +34,13 @@ export const BREAKER_DEFAULTS = Object.freeze({
 /** A breaker's state: `until` says when an open breaker lets a probe through. */
 export type BreakerSnapshot =
   | { readonly state: 'closed'; readonly since: number; readonly opens: number }
-  | { readonly state: 'open'; readonly since: number; readonly until: number; readonly opens: number; readonly lastError: unknown }
+  | {
+      readonly state: 'open';
+      readonly since: number;
+      readonly until: number;
+      readonly opens: number;
+      readonly lastError: unknown;
+    }
   | { readonly state: 'half-open'; readonly since: number; readonly opens: number };
 
 /** Options of {@link circuitBreaker}. Times are in milliseconds. */
@@ -101,7 +113,10 @@ export interface CircuitBreaker {
    * Runs `operation` if the breaker admits the call, else rejects with a {@link BrokenCircuitError}
    * without running it. A rejection while the caller's `signal` is aborted counts as a cancellation.
    */
-  execute<T>(operation: (context: BreakerCallContext) => T | PromiseLike<T>, options?: { readonly signal?: AbortSignal }): Promise<T>;
+  execute<T>(
+    operation: (context: BreakerCallContext) => T | PromiseLike<T>,
+    options?: { readonly signal?: AbortSignal },
+  ): Promise<T>;
   /** Admits one call or returns undefined (open, or the half-open probe is taken): the low-level form of `execute`. */
   tryAcquire(): BreakerPermit | undefined;
   /** Opens the breaker by hand until `reset()` (Polly's `Isolate`). */
@@ -143,10 +158,22 @@ const STATE_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
 export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBreaker {
   const raw = checkOptionsObject('circuitBreaker options', options);
   const name = raw['name'] ?? 'breaker';
-  if (typeof name !== 'string' || name === '') throw new TypeError(`redialer: option "name" must be a non-empty string, got ${describeValue(name)}`);
-  const consecutive = raw['consecutiveFailures'] === undefined ? undefined : checkNumber('consecutiveFailures', raw['consecutiveFailures'], { min: 1, integer: true });
-  const failureRatio = optionalNumber('failureRatio', raw['failureRatio'], BREAKER_DEFAULTS.failureRatio, { min: Number.MIN_VALUE, max: 1 });
-  const minimumThroughput = optionalNumber('minimumThroughput', raw['minimumThroughput'], BREAKER_DEFAULTS.minimumThroughput, { min: 1, integer: true });
+  if (typeof name !== 'string' || name === '')
+    throw new TypeError(`redialer: option "name" must be a non-empty string, got ${describeValue(name)}`);
+  const consecutive =
+    raw['consecutiveFailures'] === undefined
+      ? undefined
+      : checkNumber('consecutiveFailures', raw['consecutiveFailures'], { min: 1, integer: true });
+  const failureRatio = optionalNumber('failureRatio', raw['failureRatio'], BREAKER_DEFAULTS.failureRatio, {
+    min: Number.MIN_VALUE,
+    max: 1,
+  });
+  const minimumThroughput = optionalNumber(
+    'minimumThroughput',
+    raw['minimumThroughput'],
+    BREAKER_DEFAULTS.minimumThroughput,
+    { min: 1, integer: true },
+  );
   const windowMs = optionalNumber('window', raw['window'], BREAKER_DEFAULTS.window, { min: 1 });
   const breakRaw = raw['breakDuration'] ?? BREAKER_DEFAULTS.breakDuration;
   let breakPolicy: BackoffPolicy;
@@ -155,20 +182,32 @@ export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBrea
   } else if (typeof breakRaw === 'object' && typeof (breakRaw as { first?: unknown }).first === 'function') {
     breakPolicy = breakRaw as BackoffPolicy;
   } else {
-    throw new TypeError(`redialer: option "breakDuration" must be a number of ms or a backoff policy, got ${describeValue(breakRaw)}`);
+    throw new TypeError(
+      `redialer: option "breakDuration" must be a number of ms or a backoff policy, got ${describeValue(breakRaw)}`,
+    );
   }
   const isFailure = optionalFunction<(error: unknown) => boolean>('isFailure', raw['isFailure'], () => true);
   const scheduler = (raw['scheduler'] ?? asyncScheduler) as SchedulerLike;
-  if (typeof (scheduler as { schedule?: unknown }).schedule !== 'function' || typeof (scheduler as { now?: unknown }).now !== 'function') {
+  if (
+    typeof (scheduler as { schedule?: unknown }).schedule !== 'function' ||
+    typeof (scheduler as { now?: unknown }).now !== 'function'
+  ) {
     throw new TypeError(`redialer: option "scheduler" must be an RxJS scheduler, got ${describeValue(scheduler)}`);
   }
   const random = optionalFunction<RandomSource>('random', raw['random'], Math.random);
   const store = raw['store'] as BreakerStateStore | undefined;
-  if (store !== undefined && (typeof (store as unknown) !== 'object' || typeof store.get !== 'function' || typeof store.set !== 'function' || typeof store.subscribe !== 'function')) {
+  if (
+    store !== undefined &&
+    (typeof (store as unknown) !== 'object' ||
+      typeof store.get !== 'function' ||
+      typeof store.set !== 'function' ||
+      typeof store.subscribe !== 'function')
+  ) {
     throw new TypeError(`redialer: option "store" must have get(), set() and subscribe(), got ${describeValue(store)}`);
   }
   const prefix = raw['prefix'] ?? 'redialer.breaker';
-  if (typeof prefix !== 'string' || prefix === '') throw new TypeError(`redialer: option "prefix" must be a non-empty string, got ${describeValue(prefix)}`);
+  if (typeof prefix !== 'string' || prefix === '')
+    throw new TypeError(`redialer: option "prefix" must be a non-empty string, got ${describeValue(prefix)}`);
 
   const now = (): number => scheduler.now();
   const newWindow = (): SlidingWindow<'success' | 'failure'> => new SlidingWindow(windowMs, now);
@@ -233,13 +272,20 @@ export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBrea
     }
     if (current.state === 'open' && current.until >= shared.until) return;
     if (shared.until <= now()) return;
-    set({ state: 'open', since: now(), until: shared.until, opens: Math.max(shared.opens, current.opens), lastError: undefined });
+    set({
+      state: 'open',
+      since: now(),
+      until: shared.until,
+      opens: Math.max(shared.opens, current.opens),
+      lastError: undefined,
+    });
   };
 
   /** The snapshot, after ending a break that is due (a timer may not have run yet). */
   const current = (): BreakerSnapshot => {
     const snapshot = subject.value;
-    if (snapshot.state === 'open' && now() >= snapshot.until) set({ state: 'half-open', since: now(), opens: snapshot.opens });
+    if (snapshot.state === 'open' && now() >= snapshot.until)
+      set({ state: 'half-open', since: now(), opens: snapshot.opens });
     return subject.value;
   };
 
@@ -314,7 +360,10 @@ export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBrea
       return current();
     },
     tryAcquire,
-    async execute<T>(operation: (context: BreakerCallContext) => T | PromiseLike<T>, callOptions: { readonly signal?: AbortSignal } = {}): Promise<T> {
+    async execute<T>(
+      operation: (context: BreakerCallContext) => T | PromiseLike<T>,
+      callOptions: { readonly signal?: AbortSignal } = {},
+    ): Promise<T> {
       const signal = callOptions.signal;
       if (signal?.aborted === true) throw signal.reason;
       const permit = tryAcquire();
@@ -357,14 +406,29 @@ export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBrea
 
   const meter = raw['meter'] as Partial<MeterLike> | undefined;
   if (meter !== undefined) {
-    if (typeof meter !== 'object' || typeof meter.createCounter !== 'function' || typeof meter.createObservableGauge !== 'function') {
-      throw new TypeError(`redialer: option "meter" must have createCounter() and createObservableGauge(), got ${describeValue(meter)}`);
+    if (
+      typeof meter !== 'object' ||
+      typeof meter.createCounter !== 'function' ||
+      typeof meter.createObservableGauge !== 'function'
+    ) {
+      throw new TypeError(
+        `redialer: option "meter" must have createCounter() and createObservableGauge(), got ${describeValue(meter)}`,
+      );
     }
     counters = {
-      opens: meter.createCounter(`${prefix}.opens`, { description: 'Times the circuit breaker opened', unit: '{event}' }),
-      rejected: meter.createCounter(`${prefix}.rejected`, { description: 'Calls refused by an open circuit breaker', unit: '{call}' }),
+      opens: meter.createCounter(`${prefix}.opens`, {
+        description: 'Times the circuit breaker opened',
+        unit: '{event}',
+      }),
+      rejected: meter.createCounter(`${prefix}.rejected`, {
+        description: 'Calls refused by an open circuit breaker',
+        unit: '{call}',
+      }),
     };
-    const instrument = meter.createObservableGauge(`${prefix}.state`, { description: 'Circuit breaker state: 0 closed, 1 half-open, 2 open', unit: '1' });
+    const instrument = meter.createObservableGauge(`${prefix}.state`, {
+      description: 'Circuit breaker state: 0 closed, 1 half-open, 2 open',
+      unit: '1',
+    });
     const callback = (result: ObservableResultLike): void => {
       result.observe(STATE_VALUE[current().state], attributes);
     };

@@ -51,7 +51,8 @@ export function tokenBucketBudget(options: TokenBucketBudgetOptions): TokenBucke
   // Kept in thousandths, as gRPC implementations do, so that no rounding drift accumulates.
   const max = Math.round(maxTokens * 1000);
   const ratio = Math.floor(tokenRatio * 1000 + 1e-6);
-  if (ratio < 1) throw new RangeError(`redialer: option "tokenRatio" must be at least 0.001, got ${String(tokenRatio)}`);
+  if (ratio < 1)
+    throw new RangeError(`redialer: option "tokenRatio" must be at least 0.001, got ${String(tokenRatio)}`);
   let milli = max;
   return {
     get tokens() {

@@ -177,14 +177,18 @@ export function createClassifier(options: ClassifierOptions = {}): Classifier {
   const httpStatuses = new Set(options.retryableHttpStatuses ?? DEFAULT_RETRYABLE_HTTP_STATUSES);
   for (const status of httpStatuses) {
     if (!isHttpStatus(status)) {
-      throw new RangeError(`redialer: option "retryableHttpStatuses" must hold HTTP statuses 100–599, got ${describeValue(status)}`);
+      throw new RangeError(
+        `redialer: option "retryableHttpStatuses" must hold HTTP statuses 100–599, got ${describeValue(status)}`,
+      );
     }
   }
   const grpcCodes = new Set<number>();
   for (const code of options.retryableGrpcCodes ?? DEFAULT_RETRYABLE_GRPC_CODES) {
     const resolved = toGrpcStatusCode(code);
     if (resolved === undefined) {
-      throw new RangeError(`redialer: option "retryableGrpcCodes" must hold gRPC status codes, got ${describeValue(code)}`);
+      throw new RangeError(
+        `redialer: option "retryableGrpcCodes" must hold gRPC status codes, got ${describeValue(code)}`,
+      );
     }
     grpcCodes.add(resolved);
   }

@@ -40,6 +40,7 @@ export function grpcStatusName(code: number): GrpcStatusName | undefined {
 
 /** Reads a code given as a number (14) or a name (`UNAVAILABLE`, as gRFC A6 service configs do). */
 export function toGrpcStatusCode(value: number | string): GrpcStatusCode | undefined {
-  if (typeof value === 'number') return Number.isInteger(value) && value >= 0 && value < NAMES.length ? (value as GrpcStatusCode) : undefined;
+  if (typeof value === 'number')
+    return Number.isInteger(value) && value >= 0 && value < NAMES.length ? (value as GrpcStatusCode) : undefined;
   return Object.hasOwn(GrpcStatus, value) ? GrpcStatus[value as GrpcStatusName] : undefined;
 }

@@ -34,14 +34,18 @@ export function handleFailure(error: unknown, state: RetryLoopState, policy: Res
       emit(metrics, { type: 'give-up', attempt, reason: decision.reason, error }, onUnhandledError);
       return { type: 'throw', error: new RetryError(decision.reason, attempt, error, decision.detail) };
     case 'retry':
-      emit(metrics, {
-        type: 'retry',
-        attempt,
-        delay: decision.delay,
-        source: decision.source,
-        reason: decision.classification.reason,
-        error,
-      }, onUnhandledError);
+      emit(
+        metrics,
+        {
+          type: 'retry',
+          attempt,
+          delay: decision.delay,
+          source: decision.source,
+          reason: decision.classification.reason,
+          error,
+        },
+        onUnhandledError,
+      );
       return { type: 'retry', delay: decision.delay, backoff: decision.backoff };
   }
 }

@@ -13,12 +13,7 @@ import { markRetriesExhausted } from './retries-exhausted.js';
  * - `not-idempotent`: the failure may have reached the server and the operation is not safe to repeat.
  */
 export type GiveUpReason =
-  | 'attempts'
-  | 'deadline'
-  | 'retry-after-beyond-deadline'
-  | 'server-pushback'
-  | 'throttled'
-  | 'not-idempotent';
+  'attempts' | 'deadline' | 'retry-after-beyond-deadline' | 'server-pushback' | 'throttled' | 'not-idempotent';
 
 /**
  * Thrown when a retry loop gives up on a transient failure. `cause` is the last failure. It is marked
@@ -42,15 +37,16 @@ export class RetryError extends Error {
     /** What happened, in words; the message adds the attempt count and the last failure. */
     detail: string,
   ) {
-    super(`gave up after ${String(attempts)} attempt${attempts === 1 ? '' : 's'}: ${detail}; last failure: ${describeSafely(cause)}`, {
-      cause,
-    });
+    super(
+      `gave up after ${String(attempts)} attempt${attempts === 1 ? '' : 's'}: ${detail}; last failure: ${describeSafely(cause)}`,
+      {
+        cause,
+      },
+    );
     brand(this, 'RetryError');
     markRetriesExhausted(this);
   }
 }
-
-
 
 /** Whether `value` is a {@link RetryError} (from any copy of redialer). */
 export function isRetryError(value: unknown): value is RetryError {

@@ -67,18 +67,27 @@ function resolveAttemptTimeout(value: unknown): AdaptiveTimeout | undefined {
     return { current: () => value, onSuccess: () => undefined, onTimeout: () => undefined };
   }
   if (!hasFunctions(value, ['current', 'onSuccess', 'onTimeout'])) {
-    throw new TypeError(`redialer: option "attemptTimeout" must be a number or an object with current(), onSuccess(), onTimeout(), got ${describeValue(value)}`);
+    throw new TypeError(
+      `redialer: option "attemptTimeout" must be a number or an object with current(), onSuccess(), onTimeout(), got ${describeValue(value)}`,
+    );
   }
   return value as AdaptiveTimeout;
 }
 
 function hasFunctions(value: unknown, names: readonly string[]): boolean {
-  return typeof value === 'object' && value !== null && names.every((n) => typeof (value as Record<string, unknown>)[n] === 'function');
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    names.every((n) => typeof (value as Record<string, unknown>)[n] === 'function')
+  );
 }
 
 function checkSignal(value: unknown): AbortSignal | undefined {
   if (value === undefined) return undefined;
-  if (!hasFunctions(value, ['addEventListener', 'removeEventListener']) || typeof (value as { aborted?: unknown }).aborted !== 'boolean') {
+  if (
+    !hasFunctions(value, ['addEventListener', 'removeEventListener']) ||
+    typeof (value as { aborted?: unknown }).aborted !== 'boolean'
+  ) {
     throw new TypeError(`redialer: option "signal" must be an AbortSignal, got ${describeValue(value)}`);
   }
   return value as AbortSignal;
@@ -191,7 +200,11 @@ function runAttempt<T>(
       return;
     }
     if (own !== undefined && !(typeof own === 'number' && own > 0)) {
-      reject(new RangeError(`redialer: the adaptive attempt timeout returned ${describeValue(own)}; it must be a number > 0`));
+      reject(
+        new RangeError(
+          `redialer: the adaptive attempt timeout returned ${describeValue(own)}; it must be a number > 0`,
+        ),
+      );
       return;
     }
     const onAbort = (): void => {

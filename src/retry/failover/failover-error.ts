@@ -37,7 +37,10 @@ export class FailoverError extends Error {
     options?: ErrorOptions,
   ) {
     const lines = outcomes.map((o) => `${o.provider}: ${o.outcome}${o.detail === '' ? '' : ` (${o.detail})`}`);
-    super(`failover gave up (${reason}) after trying ${String(outcomes.length)} providers: ${lines.join('; ')}`, options);
+    super(
+      `failover gave up (${reason}) after trying ${String(outcomes.length)} providers: ${lines.join('; ')}`,
+      options,
+    );
     brand(this, 'FailoverError');
     markRetriesExhausted(this);
   }

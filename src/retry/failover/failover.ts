@@ -7,12 +7,31 @@
  */
 import { asyncScheduler, BehaviorSubject, type Observable, type SchedulerLike, skip, Subscription } from 'rxjs';
 import type { Backoff, BackoffPolicy, RandomSource } from '../../backoff/backoff.js';
-import { type AttemptSpacing, earliestStart, FULL_CREDIT, resolveAttemptSpacing, spendStart } from '../../backoff/attempt-spacing.js';
+import {
+  type AttemptSpacing,
+  earliestStart,
+  FULL_CREDIT,
+  resolveAttemptSpacing,
+  spendStart,
+} from '../../backoff/attempt-spacing.js';
 import { MAX_DELAY_MS } from '../../backoff/backoff.js';
 import { exponentialBackoff } from '../../backoff/exponential-backoff.js';
 import { scheduleTimer, scheduleTimerAt } from '../../timing/schedule-timer.js';
-import { checkNumber, checkOptionsObject, describeValue, optionalChoice, optionalFunction, optionalNumber } from '../../validate.js';
-import { type BreakerPermit, type BreakerSnapshot, type CircuitBreaker, type CircuitBreakerOptions, circuitBreaker } from '../breaker/circuit-breaker.js';
+import {
+  checkNumber,
+  checkOptionsObject,
+  describeValue,
+  optionalChoice,
+  optionalFunction,
+  optionalNumber,
+} from '../../validate.js';
+import {
+  type BreakerPermit,
+  type BreakerSnapshot,
+  type CircuitBreaker,
+  type CircuitBreakerOptions,
+  circuitBreaker,
+} from '../breaker/circuit-breaker.js';
 import type { RetryBudget } from '../budgets/retry-budget.js';
 import { SlidingWindow } from '../budgets/sliding-window.js';
 import { type Classifier, classify as defaultClassify } from '../classification/classify.js';
@@ -144,7 +163,9 @@ const STICKY_LIMIT = 10_000;
 const HEDGE_LOST = 'another provider answered first';
 
 function isBreaker(value: unknown): value is CircuitBreaker {
-  return typeof value === 'object' && value !== null && typeof (value as { tryAcquire?: unknown }).tryAcquire === 'function';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { tryAcquire?: unknown }).tryAcquire === 'function'
+  );
 }
 
 function hintDelay(error: unknown, now: number): number {
@@ -192,17 +213,28 @@ function describeError(error: unknown): string {
  * await send('hello');
  * ```
  */
-export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], options: FailoverOptions = {}): FailoverFunction<A, T> {
+export function failover<A, T>(
+  providers: readonly FailoverProvider<A, T>[],
+  options: FailoverOptions = {},
+): FailoverFunction<A, T> {
   const list: unknown = providers;
   if (!Array.isArray(list) || list.length === 0) {
     throw new TypeError(`redialer: failover() needs a non-empty array of providers, got ${describeValue(providers)}`);
   }
   const raw = checkOptionsObject('failover options', options);
   const deadlineMs = optionalNumber('deadline', raw['deadline'], Infinity, { min: 0, allowInfinity: true });
-  const attemptTimeout = raw['attemptTimeout'] === undefined ? undefined : checkNumber('attemptTimeout', raw['attemptTimeout'], { min: Number.MIN_VALUE, max: MAX_DELAY_MS });
-  const maxAttempts = optionalNumber('maxAttempts', raw['maxAttempts'], providers.length, { min: 1, integer: true, allowInfinity: true });
+  const attemptTimeout =
+    raw['attemptTimeout'] === undefined
+      ? undefined
+      : checkNumber('attemptTimeout', raw['attemptTimeout'], { min: Number.MIN_VALUE, max: MAX_DELAY_MS });
+  const maxAttempts = optionalNumber('maxAttempts', raw['maxAttempts'], providers.length, {
+    min: 1,
+    integer: true,
+    allowInfinity: true,
+  });
   const hedgeDelay = optionalNumber('hedgeDelay', raw['hedgeDelay'], Infinity, { min: 0, allowInfinity: true });
-  const maxCopies = hedgeDelay === Infinity ? 1 : optionalNumber('maxCopies', raw['maxCopies'], 2, { min: 1, max: 10, integer: true });
+  const maxCopies =
+    hedgeDelay === Infinity ? 1 : optionalNumber('maxCopies', raw['maxCopies'], 2, { min: 1, max: 10, integer: true });
   const order = optionalChoice('order', raw['order'], ['priority', 'round-robin', 'weighted'] as const, 'priority');
   const healthWindow = optionalNumber('healthWindow', raw['healthWindow'], 60_000, { min: 1 });
   const classify = optionalFunction<Classifier>('classify', raw['classify'], defaultClassify);
@@ -211,7 +243,10 @@ export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], opt
     throw new TypeError(`redialer: option "metrics" must have a record() method, got ${describeValue(metrics)}`);
   }
   const scheduler = (raw['scheduler'] ?? asyncScheduler) as SchedulerLike;
-  if (typeof (scheduler as { schedule?: unknown }).schedule !== 'function' || typeof (scheduler as { now?: unknown }).now !== 'function') {
+  if (
+    typeof (scheduler as { schedule?: unknown }).schedule !== 'function' ||
+    typeof (scheduler as { now?: unknown }).now !== 'function'
+  ) {
     throw new TypeError(`redialer: option "scheduler" must be an RxJS scheduler, got ${describeValue(scheduler)}`);
   }
   const random = optionalFunction<RandomSource>('random', raw['random'], Math.random);
@@ -222,17 +257,27 @@ export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], opt
   const states: ProviderState<A, T>[] = providers.map((spec, index) => {
     const p = checkOptionsObject(`provider ${String(index)}`, spec);
     const name = p['name'];
-    if (typeof name !== 'string' || name === '') throw new TypeError(`redialer: provider ${String(index)} needs a non-empty string "name", got ${describeValue(name)}`);
+    if (typeof name !== 'string' || name === '')
+      throw new TypeError(
+        `redialer: provider ${String(index)} needs a non-empty string "name", got ${describeValue(name)}`,
+      );
     if (names.has(name)) throw new TypeError(`redialer: provider name ${JSON.stringify(name)} is used twice`);
     names.add(name);
-    if (typeof p['call'] !== 'function') throw new TypeError(`redialer: provider ${JSON.stringify(name)} needs a "call" function, got ${describeValue(p['call'])}`);
+    if (typeof p['call'] !== 'function')
+      throw new TypeError(
+        `redialer: provider ${JSON.stringify(name)} needs a "call" function, got ${describeValue(p['call'])}`,
+      );
     const policy = (p['backoff'] ?? exponentialBackoff()) as BackoffPolicy;
     if (typeof (policy as { first?: unknown }).first !== 'function') {
-      throw new TypeError(`redialer: provider ${JSON.stringify(name)}: option "backoff" must be a backoff policy, got ${describeValue(policy)}`);
+      throw new TypeError(
+        `redialer: provider ${JSON.stringify(name)}: option "backoff" must be a backoff policy, got ${describeValue(policy)}`,
+      );
     }
     const budget = p['budget'] as RetryBudget | undefined;
     if (budget !== undefined && typeof (budget as { canRetry?: unknown }).canRetry !== 'function') {
-      throw new TypeError(`redialer: provider ${JSON.stringify(name)}: option "budget" must be a retry budget, got ${describeValue(budget)}`);
+      throw new TypeError(
+        `redialer: provider ${JSON.stringify(name)}: option "budget" must be a retry budget, got ${describeValue(budget)}`,
+      );
     }
     const breakerOption = p['breaker'];
     let breaker: CircuitBreaker | undefined;
@@ -244,9 +289,17 @@ export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], opt
     }
     const weight = optionalNumber(`${name}.weight`, p['weight'], 1, { min: Number.MIN_VALUE });
     return {
-      spec, index, breaker, ownBreaker, policy, weight,
+      spec,
+      index,
+      breaker,
+      ownBreaker,
+      policy,
+      weight,
       health: new SlidingWindow(healthWindow, now),
-      backoff: undefined, nextEligibleAt: -Infinity, failures: 0, inFlight: 0,
+      backoff: undefined,
+      nextEligibleAt: -Infinity,
+      failures: 0,
+      inFlight: 0,
     };
   });
 
@@ -262,7 +315,15 @@ export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], opt
   const publish = (): void => {
     if (!subject.closed) subject.next(snapshots());
   };
-  const breakerWatch: Subscription[] = states.flatMap((s) => (s.breaker === undefined ? [] : [s.breaker.state$.subscribe(() => { publish(); })]));
+  const breakerWatch: Subscription[] = states.flatMap((s) =>
+    s.breaker === undefined
+      ? []
+      : [
+          s.breaker.state$.subscribe(() => {
+            publish();
+          }),
+        ],
+  );
   const sticky = new Map<string, ProviderState<A, T>>();
   let calls = 0;
 
@@ -313,7 +374,12 @@ export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], opt
       const sequence = orderFor(stickyKey);
       const tries = new Map<ProviderState<A, T>, number>();
       const outcomes = new Map<ProviderState<A, T>, Omit<ProviderOutcome, 'provider' | 'attempts'>>();
-      const flights = new Set<{ state: ProviderState<A, T>; controller: AbortController; permit: BreakerPermit | undefined; timer: Subscription | undefined }>();
+      const flights = new Set<{
+        state: ProviderState<A, T>;
+        controller: AbortController;
+        permit: BreakerPermit | undefined;
+        timer: Subscription | undefined;
+      }>();
       let attempts = 0;
       let credit = FULL_CREDIT;
       let settled = false;
@@ -321,11 +387,19 @@ export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], opt
       const isSettled = (): boolean => settled;
       let wait: Subscription | undefined;
       let hedge: Subscription | undefined;
-      const deadlineTimer = deadline === Infinity ? undefined : scheduleTimerAt(scheduler, deadline, () => {
-        giveUp('deadline');
-      });
+      const deadlineTimer =
+        deadline === Infinity
+          ? undefined
+          : scheduleTimerAt(scheduler, deadline, () => {
+              giveUp('deadline');
+            });
 
-      const note = (state: ProviderState<A, T>, outcome: ProviderOutcome['outcome'], detail: string, error?: unknown): void => {
+      const note = (
+        state: ProviderState<A, T>,
+        outcome: ProviderOutcome['outcome'],
+        detail: string,
+        error?: unknown,
+      ): void => {
         outcomes.set(state, { outcome, detail, error });
       };
 
@@ -354,8 +428,16 @@ export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], opt
           attempts: tries.get(s) ?? 0,
           ...(outcomes.get(s) ?? { outcome: 'not-tried', detail: '', error: undefined }),
         }));
-        const last = [...outcomes.values()].map((o) => o.error).filter((e) => e !== undefined).at(-1);
-        emit(metrics, { type: 'give-up', attempt: attempts, reason: why === 'deadline' ? 'deadline' : 'attempts', error: last });
+        const last = [...outcomes.values()]
+          .map((o) => o.error)
+          .filter((e) => e !== undefined)
+          .at(-1);
+        emit(metrics, {
+          type: 'give-up',
+          attempt: attempts,
+          reason: why === 'deadline' ? 'deadline' : 'attempts',
+          error: last,
+        });
         reject(new FailoverError(why, list, last === undefined ? undefined : { cause: last }));
       };
 
@@ -373,7 +455,8 @@ export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], opt
         const breakerState = state.breaker?.snapshot;
         if (breakerState?.state === 'open') return `circuit open until +${String(breakerState.until - t)} ms`;
         if (state.nextEligibleAt > t) return `backing off until +${String(state.nextEligibleAt - t)} ms`;
-        if ((tries.get(state) ?? 0) > 0 && state.spec.budget !== undefined && !state.spec.budget.canRetry()) return 'retry budget exhausted';
+        if ((tries.get(state) ?? 0) > 0 && state.spec.budget !== undefined && !state.spec.budget.canRetry())
+          return 'retry budget exhausted';
         return undefined;
       };
 
@@ -450,7 +533,14 @@ export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], opt
       let hedgeDue = false;
       const armHedge = (): void => {
         // hedgeDue still set: the last hedge found no provider to start; a failure will pump again.
-        if (hedgeDelay === Infinity || flights.size >= maxCopies || hedge !== undefined || hedgeDue || attempts >= maxAttempts) return;
+        if (
+          hedgeDelay === Infinity ||
+          flights.size >= maxCopies ||
+          hedge !== undefined ||
+          hedgeDue ||
+          attempts >= maxAttempts
+        )
+          return;
         hedge = scheduleTimer(scheduler, hedgeDelay, () => {
           hedge = undefined;
           hedgeDue = true;
@@ -526,7 +616,12 @@ export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], opt
         resolve(value);
       };
 
-      const failed = (flight: typeof flights extends Set<infer F> ? F : never, error: unknown, kind: 'failed' | 'timed-out', begun: number): void => {
+      const failed = (
+        flight: typeof flights extends Set<infer F> ? F : never,
+        error: unknown,
+        kind: 'failed' | 'timed-out',
+        begun: number,
+      ): void => {
         if (settled || !leave(flight)) return;
         const { state } = flight;
         const t = now();
@@ -555,7 +650,12 @@ export function failover<A, T>(providers: readonly FailoverProvider<A, T>[], opt
         state.nextEligibleAt = Math.max(t + delay, t + hint);
         const after = `${String(t - begun)} ms`;
         const hintNote = hint > 0 ? `, the server asked for ${String(hint)} ms` : '';
-        note(state, kind, `${describeError(error)} after ${after}; ${verdict.reason}${hintNote}; next not before +${String(state.nextEligibleAt - t)} ms`, error);
+        note(
+          state,
+          kind,
+          `${describeError(error)} after ${after}; ${verdict.reason}${hintNote}; next not before +${String(state.nextEligibleAt - t)} ms`,
+          error,
+        );
         publish();
         hedgeDue = true;
         pump();

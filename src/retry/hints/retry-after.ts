@@ -25,7 +25,14 @@ function monthIndex(name: string | undefined): number {
 }
 
 /** Builds a UTC time from parts, or undefined when any part is out of range (31 Feb, 25:00:00…). */
-function utc(year: number, month: number, day: number, hour: number, minute: number, second: number): number | undefined {
+function utc(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+): number | undefined {
   // second 60 is a leap second, which RFC 9110 allows in the grammar; it reads as the next second.
   if (month < 0 || hour > 23 || minute > 59 || second > 60 || day < 1) return undefined;
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;

@@ -37,7 +37,10 @@ export function connectionEvents(previous: ConnectionSnapshot | undefined, snaps
         {
           type: 'permanent',
           attempt: snapshot.attempt,
-          reason: snapshot.reason === 'permanent-failure' ? `permanent failure: ${describeSafely(snapshot.lastError)}` : `the backoff policy failed: ${describeSafely(snapshot.lastError)}`,
+          reason:
+            snapshot.reason === 'permanent-failure'
+              ? `permanent failure: ${describeSafely(snapshot.lastError)}`
+              : `the backoff policy failed: ${describeSafely(snapshot.lastError)}`,
           error: snapshot.lastError,
         },
       ];

@@ -7,7 +7,13 @@
  */
 import { asyncScheduler, BehaviorSubject, type Observable } from 'rxjs';
 import { checkOptionsObject, describeValue, optionalClock, optionalFunction, optionalNumber } from '../../validate.js';
-import type { CounterLike, MeterLike, MetricAttributes, ObservableGaugeLike, ObservableResultLike } from './meter-like.js';
+import type {
+  CounterLike,
+  MeterLike,
+  MetricAttributes,
+  ObservableGaugeLike,
+  ObservableResultLike,
+} from './meter-like.js';
 import type { RetryEvent, RetryEventSink } from '../core/retry-event.js';
 import { SlidingWindow } from '../budgets/sliding-window.js';
 
@@ -133,7 +139,8 @@ export class RetryMetrics implements RetryEventSink {
     }
     this.#attributes = attributes as MetricAttributes;
     const prefix = raw['prefix'] ?? 'redialer.retry';
-    if (typeof prefix !== 'string' || prefix === '') throw new TypeError(`redialer: option "prefix" must be a non-empty string, got ${describeValue(prefix)}`);
+    if (typeof prefix !== 'string' || prefix === '')
+      throw new TypeError(`redialer: option "prefix" must be a non-empty string, got ${describeValue(prefix)}`);
     const meter = raw['meter'];
     if (meter !== undefined) this.#attach(meter, prefix);
     this.#subject = new BehaviorSubject(this.#snapshot());
@@ -181,14 +188,24 @@ export class RetryMetrics implements RetryEventSink {
 
   #attach(meter: unknown, prefix: string): void {
     const m = meter as Partial<MeterLike> | null;
-    if (typeof m !== 'object' || m === null || typeof m.createCounter !== 'function' || typeof m.createObservableGauge !== 'function') {
-      throw new TypeError(`redialer: option "meter" must have createCounter() and createObservableGauge(), got ${describeValue(meter)}`);
+    if (
+      typeof m !== 'object' ||
+      m === null ||
+      typeof m.createCounter !== 'function' ||
+      typeof m.createObservableGauge !== 'function'
+    ) {
+      throw new TypeError(
+        `redialer: option "meter" must have createCounter() and createObservableGauge(), got ${describeValue(meter)}`,
+      );
     }
     for (const kind of KINDS) {
       const [name, description] = INSTRUMENTS[kind];
       this.#counters[kind] = m.createCounter(`${prefix}.${name}`, { description, unit: '{event}' });
     }
-    const instrument = m.createObservableGauge(`${prefix}.ratio`, { description: 'Retries / attempts over the sliding window', unit: '1' });
+    const instrument = m.createObservableGauge(`${prefix}.ratio`, {
+      description: 'Retries / attempts over the sliding window',
+      unit: '1',
+    });
     const callback = (result: ObservableResultLike): void => {
       result.observe(this.#snapshot().retryRatio, this.#attributes);
     };
@@ -213,7 +230,12 @@ export class RetryMetrics implements RetryEventSink {
     const total = Object.fromEntries(KINDS.map((k) => [k, this.#totals.get(k) ?? 0])) as unknown as RetryCounts;
     const window = Object.fromEntries(KINDS.map((k) => [k, this.#window.count(k)])) as unknown as RetryCounts;
     const retryRatio = window.attempts === 0 ? 0 : window.retries / window.attempts;
-    return Object.freeze({ at: this.#clock.now(), total: Object.freeze(total), window: Object.freeze(window), retryRatio });
+    return Object.freeze({
+      at: this.#clock.now(),
+      total: Object.freeze(total),
+      window: Object.freeze(window),
+      retryRatio,
+    });
   }
 
   #checkThreshold(snapshot: RetryMetricsSnapshot): void {
@@ -223,7 +245,12 @@ export class RetryMetrics implements RetryEventSink {
     this.#above = above;
     if (this.#onCrossed === undefined) return;
     try {
-      this.#onCrossed({ direction: above ? 'above' : 'below', retryRatio: snapshot.retryRatio, threshold: this.#threshold, snapshot });
+      this.#onCrossed({
+        direction: above ? 'above' : 'below',
+        retryRatio: snapshot.retryRatio,
+        threshold: this.#threshold,
+        snapshot,
+      });
     } catch (error) {
       report(error);
     }

@@ -3,7 +3,14 @@
  * retryable status codes of a service config's `retryPolicy`.
  * @module
  */
-import { type Backoff, type BackoffPolicy, MAX_DELAY_MS, type RandomSource, clampDelay, uniform } from '../../backoff/backoff.js';
+import {
+  type Backoff,
+  type BackoffPolicy,
+  MAX_DELAY_MS,
+  type RandomSource,
+  clampDelay,
+  uniform,
+} from '../../backoff/backoff.js';
 import { checkNumber, checkOptionsObject, describeValue } from '../../validate.js';
 import { createClassifier } from '../classification/classify.js';
 import type { RetryPolicyOptions } from './retry-options.js';
@@ -55,11 +62,19 @@ function step(base: number, options: Required<GrpcRetryBackoffOptions>, random: 
  */
 export function grpcRetryBackoff(options: GrpcRetryBackoffOptions): BackoffPolicy {
   const raw = checkOptionsObject('grpcRetryBackoff options', options);
-  const initialBackoff = checkNumber('initialBackoff', raw['initialBackoff'], { min: Number.MIN_VALUE, max: MAX_DELAY_MS });
+  const initialBackoff = checkNumber('initialBackoff', raw['initialBackoff'], {
+    min: Number.MIN_VALUE,
+    max: MAX_DELAY_MS,
+  });
   const maxBackoff = checkNumber('maxBackoff', raw['maxBackoff'], { min: Number.MIN_VALUE, allowInfinity: true });
   const backoffMultiplier = checkNumber('backoffMultiplier', raw['backoffMultiplier'], { min: Number.MIN_VALUE });
   const rawJitter = raw['jitter'];
-  const jitter = rawJitter === 'full' ? 'full' : rawJitter === undefined ? 0.2 : checkNumber('jitter', rawJitter, { min: 0, max: 1 });
+  const jitter =
+    rawJitter === 'full'
+      ? 'full'
+      : rawJitter === undefined
+        ? 0.2
+        : checkNumber('jitter', rawJitter, { min: 0, max: 1 });
   const resolved: Required<GrpcRetryBackoffOptions> = {
     initialBackoff,
     maxBackoff: Math.min(maxBackoff, MAX_DELAY_MS),
@@ -92,12 +107,16 @@ export interface GrpcRetryPolicyOptions extends GrpcRetryBackoffOptions {
  * await retry(({ signal }) => unaryCall(request, signal), { ...policy, totalTimeout: 5000 });
  * ```
  */
-export function grpcRetryPolicy(options: GrpcRetryPolicyOptions): Required<Pick<RetryPolicyOptions, 'maxAttempts' | 'backoff' | 'classify'>> {
+export function grpcRetryPolicy(
+  options: GrpcRetryPolicyOptions,
+): Required<Pick<RetryPolicyOptions, 'maxAttempts' | 'backoff' | 'classify'>> {
   const raw = checkOptionsObject('grpcRetryPolicy options', options);
   const maxAttempts = checkNumber('maxAttempts', raw['maxAttempts'], { min: 2, integer: true, allowInfinity: true });
   const codes = raw['retryableStatusCodes'];
   if (!Array.isArray(codes) || codes.length === 0) {
-    throw new TypeError(`redialer: option "retryableStatusCodes" must be a non-empty array, got ${describeValue(codes)}`);
+    throw new TypeError(
+      `redialer: option "retryableStatusCodes" must be a non-empty array, got ${describeValue(codes)}`,
+    );
   }
   return {
     maxAttempts: Math.min(maxAttempts, GRPC_MAX_ATTEMPTS_LIMIT),

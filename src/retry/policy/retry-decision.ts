@@ -68,7 +68,10 @@ const field = readSafely;
 export function serverHint(
   error: unknown,
   now: number,
-): { readonly kind: 'pushback'; readonly pushback: GrpcPushback } | { readonly kind: 'retry-after'; readonly delay: number } | undefined {
+):
+  | { readonly kind: 'pushback'; readonly pushback: GrpcPushback }
+  | { readonly kind: 'retry-after'; readonly delay: number }
+  | undefined {
   if (grpcCodeOf(error) !== undefined) {
     const pushback = readGrpcPushback(field(error, 'metadata'));
     return pushback.kind === 'none' ? undefined : { kind: 'pushback', pushback };
@@ -98,18 +101,32 @@ export function decideRetry(
   env: DecisionEnv,
 ): RetryDecision {
   if (classification.kind === 'permanent') return { type: 'permanent', classification };
-  const giveUp = (reason: GiveUpReason, detail: string): RetryDecision => ({ type: 'give-up', reason, detail, classification });
+  const giveUp = (reason: GiveUpReason, detail: string): RetryDecision => ({
+    type: 'give-up',
+    reason,
+    detail,
+    classification,
+  });
 
   if (!maySendAgain(policy.idempotency, policy.precondition, classification.sent)) {
     const what = policy.idempotency === 'conditional' ? 'conditional but carries no precondition' : 'not idempotent';
-    return giveUp('not-idempotent', `the failure (${classification.reason}) may have reached the server and the operation is ${what}`);
+    return giveUp(
+      'not-idempotent',
+      `the failure (${classification.reason}) may have reached the server and the operation is ${what}`,
+    );
   }
   const hint = policy.serverHints ? serverHint(error, env.now) : undefined;
   if (hint?.kind === 'pushback' && hint.pushback.kind === 'stop') {
-    return giveUp('server-pushback', `the server asked not to retry (grpc-retry-pushback-ms: ${JSON.stringify(hint.pushback.value)})`);
+    return giveUp(
+      'server-pushback',
+      `the server asked not to retry (grpc-retry-pushback-ms: ${JSON.stringify(hint.pushback.value)})`,
+    );
   }
   if (state.attempt >= policy.maxAttempts) {
-    return giveUp('attempts', `the attempt limit (${String(policy.maxAttempts)}) was reached (${classification.reason})`);
+    return giveUp(
+      'attempts',
+      `the attempt limit (${String(policy.maxAttempts)}) was reached (${classification.reason})`,
+    );
   }
   const left = state.deadline - env.now;
   if (left <= 0) return giveUp('deadline', `the deadline passed (${classification.reason})`);
@@ -144,7 +161,10 @@ export function decideRetry(
   // The floor on attempt starts: no backoff or hint brings the next start closer than it allows.
   delay = clampDelay(Math.max(delay, earliestStart(state.credit ?? FULL_CREDIT, policy.attemptSpacing) - env.now));
   if (delay >= left) {
-    return giveUp('deadline', `the next wait (${ms(delay)} ms) would end after the deadline, ${ms(left)} ms away (${classification.reason})`);
+    return giveUp(
+      'deadline',
+      `the next wait (${ms(delay)} ms) would end after the deadline, ${ms(left)} ms away (${classification.reason})`,
+    );
   }
   return { type: 'retry', delay, source, backoff, classification };
 }

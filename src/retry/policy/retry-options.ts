@@ -115,9 +115,11 @@ export function resolveRetryPolicy(options: RetryPolicyOptions, what = 'retry op
     precondition: optionalBoolean('precondition', raw['precondition'], false),
     serverHints: optionalBoolean('serverHints', raw['serverHints'], true),
     maxRetryAfter: optionalNumber('maxRetryAfter', raw['maxRetryAfter'], 60_000, { min: 0, allowInfinity: true }),
-    budget: optionalPort('budget', raw['budget'], ['onAttempt', 'onSuccess', 'onTransientFailure', 'canRetry']) as RetryBudget | undefined,
+    budget: optionalPort('budget', raw['budget'], ['onAttempt', 'onSuccess', 'onTransientFailure', 'canRetry']) as
+      RetryBudget | undefined,
     metrics: optionalPort('metrics', raw['metrics'], ['record']) as RetryEventSink | undefined,
-    scheduler: (optionalPort('scheduler', raw['scheduler'], ['now', 'schedule']) as SchedulerLike | undefined) ?? asyncScheduler,
+    scheduler:
+      (optionalPort('scheduler', raw['scheduler'], ['now', 'schedule']) as SchedulerLike | undefined) ?? asyncScheduler,
     random: optionalFunction('random', raw['random'], Math.random),
     attemptSpacing: resolveAttemptSpacing('attemptSpacing', raw['attemptSpacing']),
     onUnhandledError: optionalFunction('onUnhandledError', raw['onUnhandledError']),

@@ -8,7 +8,14 @@
 import { checkNumber, checkOptionsObject, optionalNumber } from '../../validate.js';
 
 /** RFC 6298's constants: K = 4, alpha = 1/8, beta = 1/4. */
-export const RFC6298 = Object.freeze({ K: 4, alpha: 1 / 8, beta: 1 / 4, initialRto: 1000, minRto: 1000, maxRtoAtLeast: 60_000 });
+export const RFC6298 = Object.freeze({
+  K: 4,
+  alpha: 1 / 8,
+  beta: 1 / 4,
+  initialRto: 1000,
+  minRto: 1000,
+  maxRtoAtLeast: 60_000,
+});
 
 /** The least RTO whatever the options: a timer of 0 ms would cut every attempt at once. */
 const RTO_FLOOR = 1;
@@ -103,7 +110,9 @@ export class RtoEstimator {
 export function rtoEstimator(options: RtoEstimatorOptions = {}): RtoEstimator {
   const raw = checkOptionsObject('rtoEstimator options', options);
   const minRto = optionalNumber('minRto', raw['minRto'], RFC6298.minRto, { min: 0 });
-  const maxRto = optionalNumber('maxRto', raw['maxRto'], RFC6298.maxRtoAtLeast, { min: Math.max(RFC6298.maxRtoAtLeast, minRto) });
+  const maxRto = optionalNumber('maxRto', raw['maxRto'], RFC6298.maxRtoAtLeast, {
+    min: Math.max(RFC6298.maxRtoAtLeast, minRto),
+  });
   const initialRto = optionalNumber('initialRto', raw['initialRto'], RFC6298.initialRto, { min: Number.MIN_VALUE });
   const granularity = optionalNumber('granularity', raw['granularity'], 1, { min: 0 });
   const settings: Settings = { minRto, maxRto, granularity };

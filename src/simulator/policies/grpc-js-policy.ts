@@ -31,12 +31,16 @@ function grpcJsNext(delay: number, random: () => number): number {
 /** @grpc/grpc-js 1.14's compounding-jitter backoff (modelled; the benchmark drives the real class). */
 export const grpcJsPolicy: StormPolicy = {
   name: 'grpc-js',
-  description: '@grpc/grpc-js 1.14 BackoffTimeout: 1 s, ×1.6 with ±20 % jitter compounding, 120 s cap; immediate first attempt; no connect timeout (OS: 127 s)',
+  description:
+    '@grpc/grpc-js 1.14 BackoffTimeout: 1 s, ×1.6 with ±20 % jitter compounding, 120 s cap; immediate first attempt; no connect timeout (OS: 127 s)',
   forClient: () => ({
     rules: GRPC_JS_RULES,
     // runOnce() arms the current wait and draws the next one at once: one draw per step, the first included.
     backoff: unfoldBackoff(
-      (random): { delay: number; following: number } => ({ delay: GRPC_JS_DEFAULTS.initialDelay, following: grpcJsNext(GRPC_JS_DEFAULTS.initialDelay, random) }),
+      (random): { delay: number; following: number } => ({
+        delay: GRPC_JS_DEFAULTS.initialDelay,
+        following: grpcJsNext(GRPC_JS_DEFAULTS.initialDelay, random),
+      }),
       (step, random) => ({ delay: step.following, following: grpcJsNext(step.following, random) }),
       (step) => step.delay,
     ),

@@ -51,7 +51,9 @@ export const STORM_POLICY_NAMES: readonly string[] = Object.freeze(STORM_POLICIE
 export function stormPolicy(name: string): StormPolicy {
   const policy = STORM_POLICIES.find((p) => p.name === name);
   if (policy === undefined) {
-    throw new RangeError(`redialer: unknown policy ${JSON.stringify(name)}; choose one of ${STORM_POLICY_NAMES.join(', ')}`);
+    throw new RangeError(
+      `redialer: unknown policy ${JSON.stringify(name)}; choose one of ${STORM_POLICY_NAMES.join(', ')}`,
+    );
   }
   return policy;
 }

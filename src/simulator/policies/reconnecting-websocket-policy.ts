@@ -63,6 +63,7 @@ export const reconnectingWebSocketProcessPolicy: StormPolicy = {
 /** partysocket 1.3 with its defaults. */
 export const partysocketPolicy: StormPolicy = {
   name: 'partysocket',
-  description: 'partysocket 1.3: first wait 3 s for every client, ×1.3, 10 s cap, no jitter; waits after each failure; 4 s per attempt',
+  description:
+    'partysocket 1.3: first wait 3 s for every client, ×1.3, 10 s cap, no jitter; waits after each failure; 4 s per attempt',
   forClient: () => growing(3000),
 };

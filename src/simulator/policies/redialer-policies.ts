@@ -12,7 +12,8 @@ import type { StormPolicy } from '../storm-policy.js';
 /** redialer's default: `grpcBackoff()` (1 s, ×1.6, one ±20 % factor per episode, 120 s cap). */
 export const redialerGrpcPolicy: StormPolicy = {
   name: 'redialer-grpc',
-  description: 'redialer grpcBackoff() default: 1 s, ×1.6, one ±20 % factor per backoff episode, 120 s cap; immediate first attempt',
+  description:
+    'redialer grpcBackoff() default: 1 s, ×1.6, one ±20 % factor per backoff episode, 120 s cap; immediate first attempt',
   forClient: () => ({ backoff: grpcBackoff() }),
 };
 
@@ -29,7 +30,10 @@ export const redialerGrpcIndependentPolicy = grpcMode('independent', 'a fresh ±
 /** One log-uniform factor per episode over [0.8, 1.2]. */
 export const redialerGrpcEpisodeLogPolicy = grpcMode('episode-log', 'one log-uniform factor in [0.8, 1.2] per episode');
 /** One log-uniform factor per episode over one multiplier period, [1.6^−½, 1.6^½]. */
-export const redialerGrpcEpisodePeriodPolicy = grpcMode('episode-period', 'one log-uniform factor in [0.79, 1.26] per episode');
+export const redialerGrpcEpisodePeriodPolicy = grpcMode(
+  'episode-period',
+  'one log-uniform factor in [0.79, 1.26] per episode',
+);
 
 /** The default policy with `reconnectSpread: 5000`: the first reconnect after the loss waits U(0, 5 s). */
 export const redialerGrpcSpreadPolicy: StormPolicy = {
@@ -41,7 +45,8 @@ export const redialerGrpcSpreadPolicy: StormPolicy = {
 /** The default policy with `serverHints: 'exact'`: a server's retry hint is the wait, within [1 s, 120 s]. */
 export const redialerGrpcExactPolicy: StormPolicy = {
   name: 'redialer-grpc-exact',
-  description: "redialer grpcBackoff() with serverHints: 'exact': a server's retry hint is the wait itself, clamped into [1 s, 120 s]",
+  description:
+    "redialer grpcBackoff() with serverHints: 'exact': a server's retry hint is the wait itself, clamped into [1 s, 120 s]",
   forClient: () => ({ backoff: grpcBackoff(), serverHints: 'exact' }),
 };
 

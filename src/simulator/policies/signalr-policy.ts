@@ -20,7 +20,8 @@ export const SIGNALR_RULES: PeerRules = Object.freeze({ measuredFrom: 'failure',
 /** @microsoft/signalr's default `withAutomaticReconnect()` policy; a client that gives up waits forever. */
 export const signalrPolicy: StormPolicy = {
   name: 'signalr',
-  description: '@microsoft/signalr default: retries after 0, 2, 10, 30 s from each failure, then gives up; 100 s per attempt',
+  description:
+    '@microsoft/signalr default: retries after 0, 2, 10, 30 s from each failure, then gives up; 100 s per attempt',
   forClient: () => ({
     rules: SIGNALR_RULES,
     backoff: unfoldBackoff(

@@ -29,7 +29,8 @@ export const SOCKET_IO_RULES: PeerRules = Object.freeze({ measuredFrom: 'failure
 /** socket.io-client 4.8 with its defaults. */
 export const socketIoPolicy: StormPolicy = {
   name: 'socket.io',
-  description: 'socket.io-client 4.8: 1 s, ×2, ±50 % applied before the 5 s cap (collapses to exactly 5 s), waits after each failure, before the first attempt too; 20 s per attempt',
+  description:
+    'socket.io-client 4.8: 1 s, ×2, ±50 % applied before the 5 s cap (collapses to exactly 5 s), waits after each failure, before the first attempt too; 20 s per attempt',
   forClient: () => ({
     rules: SOCKET_IO_RULES,
     backoff: unfoldBackoff(

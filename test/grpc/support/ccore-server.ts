@@ -12,7 +12,10 @@ const SCRIPT = fileURLToPath(new URL('./ccore-server.py', import.meta.url));
 
 /** The grpcio version, or undefined when python3-grpcio is not installed. */
 export const ccoreVersion: string | undefined = (() => {
-  const probe = spawnSync(PYTHON, ['-c', 'import grpc; print(grpc.__version__)'], { encoding: 'utf8', timeout: 20_000 });
+  const probe = spawnSync(PYTHON, ['-c', 'import grpc; print(grpc.__version__)'], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   return probe.status === 0 ? probe.stdout.trim() : undefined;
 })();
 
@@ -37,11 +40,17 @@ interface Process {
   readonly exited: Promise<void>;
 }
 
-async function launch(options: CCoreOptions, port: number, lines: string[]): Promise<{ process: Process; port: number }> {
+async function launch(
+  options: CCoreOptions,
+  port: number,
+  lines: string[],
+): Promise<{ process: Process; port: number }> {
   const child = spawn(PYTHON, [SCRIPT, JSON.stringify({ port, options: Object.entries(options) })], { stdio: 'pipe' });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => {
-    resolve();
-  }));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      resolve();
+    }),
+  );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();

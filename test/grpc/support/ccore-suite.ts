@@ -11,7 +11,9 @@ const cleanup: (() => unknown)[] = [];
 /** `describe` when python3-grpcio is installed; otherwise a skipped suite and one line saying why. */
 export function describeCCore(name: string, body: () => void): void {
   if (ccoreVersion === undefined) {
-    console.log(`${name}: skipped — python3-grpcio is not installed for /usr/bin/python3 (apt-get install python3-grpcio)`);
+    console.log(
+      `${name}: skipped — python3-grpcio is not installed for /usr/bin/python3 (apt-get install python3-grpcio)`,
+    );
     describe.skip(name, body);
     return;
   }

@@ -32,7 +32,10 @@ export interface FrameCounter {
 }
 
 /** Calls `onFrame(type, flags, payload)` for each frame of one direction of an HTTP/2 connection. */
-function frameReader(skip: number, onFrame: (type: number, flags: number, payload: Buffer) => void): (chunk: Buffer) => void {
+function frameReader(
+  skip: number,
+  onFrame: (type: number, flags: number, payload: Buffer) => void,
+): (chunk: Buffer) => void {
   let buffered = Buffer.alloc(0);
   let toSkip = skip;
   return (chunk) => {

@@ -66,9 +66,11 @@ async function run(options: TestServerOptions, port: number): Promise<Running> {
 }
 
 function stopListening(running: Running): Promise<void> {
-  return new Promise((resolve) => running.listener.close(() => {
-    resolve();
-  }));
+  return new Promise((resolve) =>
+    running.listener.close(() => {
+      resolve();
+    }),
+  );
 }
 
 function build(options: TestServerOptions): Server {
@@ -130,7 +132,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 }
 
 /** A grpc-js server that speaks HTTP/2 (SETTINGS: the client is READY) and drops each connection after `ms`. */
-export async function startFlappingServer(ms: number): Promise<{ port: number; accepted: () => number; close: () => Promise<void> }> {
+export async function startFlappingServer(
+  ms: number,
+): Promise<{ port: number; accepted: () => number; close: () => Promise<void> }> {
   const grpc = new Server();
   grpc.addService(testService, {
     echo: (call: ServerUnaryCall<EchoRequest, EchoRequest>, callback: sendUnaryData<EchoRequest>) => {

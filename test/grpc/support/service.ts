@@ -18,11 +18,22 @@ import {
 import { type CountRequest, type EchoRequest, testService, type Tick } from './test-service.js';
 
 export * from './test-service.js';
-export { type CountHandler, startFlappingServer, startTestServer, type TestServer, type TestServerOptions } from './grpc-server.js';
+export {
+  type CountHandler,
+  startFlappingServer,
+  startTestServer,
+  type TestServer,
+  type TestServerOptions,
+} from './grpc-server.js';
 
 /** The generic client, as `makeGenericClientConstructor` builds it (what generated code does too). */
 export interface TestClient extends Client {
-  echo(request: EchoRequest, metadata: Metadata, options: Partial<CallOptions>, callback: sendUnaryData<EchoRequest>): ClientUnaryCall;
+  echo(
+    request: EchoRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: sendUnaryData<EchoRequest>,
+  ): ClientUnaryCall;
   echo(request: EchoRequest, callback: sendUnaryData<EchoRequest>): ClientUnaryCall;
   count(request: CountRequest, metadata?: Metadata, options?: Partial<CallOptions>): ClientReadableStream<Tick>;
   chat(metadata?: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<CountRequest, Tick>;
@@ -34,7 +45,11 @@ const TestClientCtor = makeGenericClientConstructor(testService, 'Test') as unkn
   options?: ClientOptions,
 ) => TestClient;
 
-export function createTestClient(address: string, credentials: ChannelCredentials, options?: ClientOptions): TestClient {
+export function createTestClient(
+  address: string,
+  credentials: ChannelCredentials,
+  options?: ClientOptions,
+): TestClient {
   return new TestClientCtor(address, credentials, options);
 }
 

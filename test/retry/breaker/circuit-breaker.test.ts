@@ -23,7 +23,12 @@ const fail = (permit: BreakerPermit | undefined): void => {
 describe('circuitBreaker on virtual time', () => {
   it('consecutive mode: opens after n failures in a row, refuses calls, half-opens exactly at until, one probe closes it', async () => {
     const clock = createVirtualClock(1000);
-    const breaker = circuitBreaker({ name: 'mail', consecutiveFailures: 3, breakDuration: 2000, scheduler: clock.scheduler });
+    const breaker = circuitBreaker({
+      name: 'mail',
+      consecutiveFailures: 3,
+      breakDuration: 2000,
+      scheduler: clock.scheduler,
+    });
     const seen = record(breaker.state$);
     fail(breaker.tryAcquire());
     fail(breaker.tryAcquire());
@@ -34,7 +39,11 @@ describe('circuitBreaker on virtual time', () => {
     fail(breaker.tryAcquire());
     expect(breaker.snapshot).toMatchObject({ state: 'open', since: 1000, until: 3000, opens: 1 });
     let ran = false;
-    const refused = await breaker.execute(() => { ran = true; }).catch((e: unknown) => e);
+    const refused = await breaker
+      .execute(() => {
+        ran = true;
+      })
+      .catch((e: unknown) => e);
     expect(ran).toBe(false);
     expect(isBrokenCircuitError(refused)).toBe(true);
     expect(refused).toMatchObject({ breaker: 'mail', until: 3000 });
@@ -94,9 +103,15 @@ describe('circuitBreaker on virtual time', () => {
     const clock = createVirtualClock();
     const breaker = circuitBreaker({ consecutiveFailures: 1, breakDuration: 100, scheduler: clock.scheduler });
     const controller = new AbortController();
-    const call = breaker.execute(() => new Promise((_, reject) => {
-      controller.signal.addEventListener('abort', () => { reject(new Error('aborted')); });
-    }), { signal: controller.signal });
+    const call = breaker.execute(
+      () =>
+        new Promise((_, reject) => {
+          controller.signal.addEventListener('abort', () => {
+            reject(new Error('aborted'));
+          });
+        }),
+      { signal: controller.signal },
+    );
     controller.abort();
     await expect(call).rejects.toThrow('aborted');
     expect(breaker.snapshot.state).toBe('closed');
@@ -110,7 +125,11 @@ describe('circuitBreaker on virtual time', () => {
 
   it('isFailure narrows what counts; a probe that ends with an uncounted error frees the slot', () => {
     const clock = createVirtualClock();
-    const breaker = circuitBreaker({ consecutiveFailures: 1, isFailure: (e) => (e as Error).message !== '404', scheduler: clock.scheduler });
+    const breaker = circuitBreaker({
+      consecutiveFailures: 1,
+      isFailure: (e) => (e as Error).message !== '404',
+      scheduler: clock.scheduler,
+    });
     breaker.tryAcquire()?.failure(new Error('404'));
     expect(breaker.snapshot.state).toBe('closed');
     breaker.dispose();
@@ -119,8 +138,20 @@ describe('circuitBreaker on virtual time', () => {
   it('breakers sharing a store open and close together (the seam for a store across processes)', () => {
     const clock = createVirtualClock();
     const store = memoryBreakerStore();
-    const a = circuitBreaker({ name: 'mail', consecutiveFailures: 1, breakDuration: 500, scheduler: clock.scheduler, store });
-    const b = circuitBreaker({ name: 'mail', consecutiveFailures: 1, breakDuration: 500, scheduler: clock.scheduler, store });
+    const a = circuitBreaker({
+      name: 'mail',
+      consecutiveFailures: 1,
+      breakDuration: 500,
+      scheduler: clock.scheduler,
+      store,
+    });
+    const b = circuitBreaker({
+      name: 'mail',
+      consecutiveFailures: 1,
+      breakDuration: 500,
+      scheduler: clock.scheduler,
+      store,
+    });
     fail(a.tryAcquire());
     expect(b.snapshot).toMatchObject({ state: 'open', until: 500 });
     expect(b.tryAcquire()).toBeUndefined();
@@ -139,10 +170,18 @@ describe('circuitBreaker on virtual time', () => {
     const added: [string, number, unknown][] = [];
     const callbacks: ((r: { observe(v: number, a?: unknown): void }) => void)[] = [];
     const meter = {
-      createCounter: (name: string) => ({ add: (v: number, a?: unknown) => { added.push([name, v, a]); } }),
+      createCounter: (name: string) => ({
+        add: (v: number, a?: unknown) => {
+          added.push([name, v, a]);
+        },
+      }),
       createObservableGauge: () => ({
-        addCallback: (cb: (typeof callbacks)[number]) => { callbacks.push(cb); },
-        removeCallback: (cb: (typeof callbacks)[number]) => { callbacks.splice(callbacks.indexOf(cb), 1); },
+        addCallback: (cb: (typeof callbacks)[number]) => {
+          callbacks.push(cb);
+        },
+        removeCallback: (cb: (typeof callbacks)[number]) => {
+          callbacks.splice(callbacks.indexOf(cb), 1);
+        },
       }),
     };
     const breaker = circuitBreaker({ name: 'sms', consecutiveFailures: 1, scheduler: clock.scheduler, meter });
@@ -187,55 +226,61 @@ type Op =
 const ops = fc.array(
   fc.oneof(
     fc.constant<Op>({ kind: 'acquire' }),
-    fc.record({ kind: fc.constant('settle' as const), index: fc.nat(20), how: fc.constantFrom('success' as const, 'failure' as const, 'cancel' as const) }),
+    fc.record({
+      kind: fc.constant('settle' as const),
+      index: fc.nat(20),
+      how: fc.constantFrom('success' as const, 'failure' as const, 'cancel' as const),
+    }),
     fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 3000 }) }),
   ),
   { maxLength: 200 },
 );
 
 describe('circuitBreaker properties (fast-check, virtual time)', () => {
-  const modes = [
-    { consecutiveFailures: 2 },
-    { failureRatio: 0.5, minimumThroughput: 4, window: 5000 },
-  ];
-  it.each(modes)('never more than one probe in half-open, never open past its break, never opened by a cancel (%o)', (mode) => {
-    fc.assert(
-      fc.property(ops, fc.integer({ min: 1, max: 4000 }), (script, breakDuration) => {
-        const clock = createVirtualClock();
-        const breaker = circuitBreaker({ ...mode, breakDuration, scheduler: clock.scheduler });
-        const outstanding: BreakerPermit[] = [];
-        let inFailure = false;
-        const problems: string[] = [];
-        const seen: BreakerSnapshot[] = [];
-        breaker.state$.subscribe((s) => {
-          if (s.state === 'open' && !inFailure) problems.push(`opened outside a failure at ${String(clock.now())}`);
-          seen.push(s);
-        });
-        for (const op of script) {
-          if (op.kind === 'acquire') {
-            const permit = breaker.tryAcquire();
-            if (permit !== undefined) outstanding.push(permit);
-          } else if (op.kind === 'advance') {
-            clock.advanceBy(op.ms);
-          } else if (outstanding.length > 0) {
-            const [permit] = outstanding.splice(op.index % outstanding.length, 1);
-            if (op.how === 'failure') {
-              inFailure = true;
-              permit?.failure(new Error('boom'));
-              inFailure = false;
-            } else if (op.how === 'success') permit?.success();
-            else permit?.cancel();
+  const modes = [{ consecutiveFailures: 2 }, { failureRatio: 0.5, minimumThroughput: 4, window: 5000 }];
+  it.each(modes)(
+    'never more than one probe in half-open, never open past its break, never opened by a cancel (%o)',
+    (mode) => {
+      fc.assert(
+        fc.property(ops, fc.integer({ min: 1, max: 4000 }), (script, breakDuration) => {
+          const clock = createVirtualClock();
+          const breaker = circuitBreaker({ ...mode, breakDuration, scheduler: clock.scheduler });
+          const outstanding: BreakerPermit[] = [];
+          let inFailure = false;
+          const problems: string[] = [];
+          const seen: BreakerSnapshot[] = [];
+          breaker.state$.subscribe((s) => {
+            if (s.state === 'open' && !inFailure) problems.push(`opened outside a failure at ${String(clock.now())}`);
+            seen.push(s);
+          });
+          for (const op of script) {
+            if (op.kind === 'acquire') {
+              const permit = breaker.tryAcquire();
+              if (permit !== undefined) outstanding.push(permit);
+            } else if (op.kind === 'advance') {
+              clock.advanceBy(op.ms);
+            } else if (outstanding.length > 0) {
+              const [permit] = outstanding.splice(op.index % outstanding.length, 1);
+              if (op.how === 'failure') {
+                inFailure = true;
+                permit?.failure(new Error('boom'));
+                inFailure = false;
+              } else if (op.how === 'success') permit?.success();
+              else permit?.cancel();
+            }
+            const probes = outstanding.filter((p) => p.probe).length;
+            if (breaker.snapshot.state === 'half-open' && probes > 1)
+              problems.push(`${String(probes)} probes in half-open`);
+            const last = seen.at(-1);
+            if (last?.state === 'open' && clock.now() > last.until)
+              problems.push(`open past ${String(last.until)} at ${String(clock.now())}`);
           }
-          const probes = outstanding.filter((p) => p.probe).length;
-          if (breaker.snapshot.state === 'half-open' && probes > 1) problems.push(`${String(probes)} probes in half-open`);
-          const last = seen.at(-1);
-          if (last?.state === 'open' && clock.now() > last.until) problems.push(`open past ${String(last.until)} at ${String(clock.now())}`);
-        }
-        breaker.dispose();
-        expect(problems).toEqual([]);
-        expect(clock.pendingTimers()).toBe(0);
-      }),
-      { numRuns: 300 },
-    );
-  });
+          breaker.dispose();
+          expect(problems).toEqual([]);
+          expect(clock.pendingTimers()).toBe(0);
+        }),
+        { numRuns: 300 },
+      );
+    },
+  );
 });

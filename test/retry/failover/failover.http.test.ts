@@ -22,7 +22,16 @@ afterEach(async () => {
   for (const dispose of disposers.splice(0)) dispose();
   for (const socket of sockets) socket.destroy();
   sockets.clear();
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((resolve) => s.close(() => { resolve(); }))));
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((resolve) =>
+          s.close(() => {
+            resolve();
+          }),
+        ),
+    ),
+  );
 });
 
 interface Served {
@@ -53,7 +62,11 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
     socket.on('close', () => sockets.delete(socket));
   });
   servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => { resolve(); }));
+  await new Promise<void>((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      resolve();
+    }),
+  );
   served.url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/`;
   return served;
 }
@@ -61,15 +74,25 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
 /** A port that refuses connections: listen, note the port, close. */
 async function downUrl(): Promise<string> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => { resolve(); }));
+  await new Promise<void>((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      resolve();
+    }),
+  );
   const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+  await new Promise<void>((resolve) =>
+    server.close(() => {
+      resolve();
+    }),
+  );
   return `http://127.0.0.1:${String(port)}/`;
 }
 
 const slowHandler = (_req: IncomingMessage, res: ServerResponse): void => {
   const timer = setTimeout(() => res.end('slow'), 10_000);
-  res.on('close', () => { clearTimeout(timer); });
+  res.on('close', () => {
+    clearTimeout(timer);
+  });
 };
 const limitedHandler = (_req: IncomingMessage, res: ServerResponse): void => {
   res.writeHead(429, { 'retry-after': '30' }).end();
@@ -98,8 +121,12 @@ describe('failover with real HTTP providers', () => {
     const down = await downUrl();
     const slow = await serve(slowHandler);
     const limited = await serve(limitedHandler);
-    const send = failover([post('down', down), post('slow', slow.url), post('limited', limited.url)], { attemptTimeout: 300 });
-    disposers.push(() => { send.dispose(); });
+    const send = failover([post('down', down), post('slow', slow.url), post('limited', limited.url)], {
+      attemptTimeout: 300,
+    });
+    disposers.push(() => {
+      send.dispose();
+    });
     const error = await send('hello').catch((e: unknown) => e);
     expect(isFailoverError(error)).toBe(true);
     const { outcomes, message } = error as FailoverError;
@@ -129,7 +156,9 @@ describe('failover with real HTTP providers', () => {
     const limited = await serve(limitedHandler);
     const good = await serve(goodHandler);
     const send = failover([post('down', down), post('limited', limited.url), post('good', good.url)]);
-    disposers.push(() => { send.dispose(); });
+    disposers.push(() => {
+      send.dispose();
+    });
     expect(await send('one')).toBe('good');
     expect(await send('two')).toBe('good');
     expect([limited.calls, good.calls]).toEqual([1, 2]);
@@ -145,7 +174,9 @@ describe('failover with real HTTP providers', () => {
       maxAttempts: 3,
       deadline: 1500,
     });
-    disposers.push(() => { send.dispose(); });
+    disposers.push(() => {
+      send.dispose();
+    });
     const error = await send('x').catch((e: unknown) => e);
     // Two copies at most: slow and slower never answer, so good is never started.
     expect((error as FailoverError).reason).toBe('deadline');
@@ -153,7 +184,9 @@ describe('failover with real HTTP providers', () => {
     await expect.poll(() => slow.abandoned + slower.abandoned, { timeout: 5000 }).toBe(2);
 
     const hedged = failover([post('slow', slow.url), post('good', good.url)], { hedgeDelay: 100 });
-    disposers.push(() => { hedged.dispose(); });
+    disposers.push(() => {
+      hedged.dispose();
+    });
     expect(await hedged('y')).toBe('good');
     expect(good.calls).toBe(1);
     await expect.poll(() => slow.abandoned, { timeout: 5000 }).toBe(2);

@@ -20,7 +20,13 @@ const httpError = (status: number, headers: Record<string, string> = {}): Error 
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** A provider answering after `ms` of virtual time with `outcome`, recording its calls. */
-function provider(clock: VirtualClock, name: string, ms: number, outcome: () => unknown, extra: Partial<FailoverProvider<string, string>> = {}) {
+function provider(
+  clock: VirtualClock,
+  name: string,
+  ms: number,
+  outcome: () => unknown,
+  extra: Partial<FailoverProvider<string, string>> = {},
+) {
   const calls: FailoverAttemptContext[] = [];
   const spec: FailoverProvider<string, string> = {
     name,
@@ -44,9 +50,16 @@ function provider(clock: VirtualClock, name: string, ms: number, outcome: () => 
   return { spec, calls };
 }
 
-async function run<T>(clock: VirtualClock, promise: Promise<T>, until = 60_000): Promise<{ value?: T; error?: unknown }> {
+async function run<T>(
+  clock: VirtualClock,
+  promise: Promise<T>,
+  until = 60_000,
+): Promise<{ value?: T; error?: unknown }> {
   let result: { value?: T; error?: unknown } | undefined;
-  promise.then((value) => (result = { value }), (error: unknown) => (result = { error }));
+  promise.then(
+    (value) => (result = { value }),
+    (error: unknown) => (result = { error }),
+  );
   for (let t = 0; t <= until && result === undefined; t += 10) {
     await flush();
     if (result !== undefined) break;
@@ -92,7 +105,11 @@ describe('failover on virtual time', () => {
     const down = provider(clock, 'down', 1, refused);
     const limited = provider(clock, 'limited', 1, () => httpError(429, { 'retry-after': '30' }));
     const slow = provider(clock, 'slow', 10_000, () => 'late');
-    const send = failover([down.spec, limited.spec, slow.spec], { scheduler: clock.scheduler, attemptTimeout: 500, random: () => 0.5 });
+    const send = failover([down.spec, limited.spec, slow.spec], {
+      scheduler: clock.scheduler,
+      attemptTimeout: 500,
+      random: () => 0.5,
+    });
     let providers: readonly ProviderSnapshot[] = [];
     send.providers$.subscribe((list) => (providers = list));
     const { error } = await run(clock, send('x'));
@@ -118,11 +135,19 @@ describe('failover on virtual time', () => {
     let n = 0;
     const flaky = provider(clock, 'flaky', 1, () => (++n < 3 ? refused() : 'ok'));
     const send = failover([flaky.spec], {
-      scheduler: clock.scheduler, random: () => 0.5, maxAttempts: 5, deadline: 10_000,
+      scheduler: clock.scheduler,
+      random: () => 0.5,
+      maxAttempts: 5,
+      deadline: 10_000,
     });
     expect(await run(clock, send('x'))).toEqual({ value: 'ok' });
     expect(flaky.calls.map((c) => c.attempt)).toEqual([1, 2, 3]);
-    const short = failover([provider(clock, 'down', 1, refused).spec], { scheduler: clock.scheduler, random: () => 0.5, maxAttempts: 5, deadline: 100 });
+    const short = failover([provider(clock, 'down', 1, refused).spec], {
+      scheduler: clock.scheduler,
+      random: () => 0.5,
+      maxAttempts: 5,
+      deadline: 100,
+    });
     const { error } = await run(clock, short('x'));
     expect((error as { reason: string }).reason).toBe('deadline');
     expect(clock.pendingTimers()).toBe(0);
@@ -151,9 +176,25 @@ describe('failover on virtual time', () => {
     expect(served).toEqual(['a', 'b', 'a', 'b']);
 
     let bad = true;
-    const sick = provider(clock, 'sick', 1, () => (bad ? refused() : 'sick'), { backoff: { first: () => ({ delay: 0, next: () => ({ delay: 0, next: () => { throw new Error('unused'); } }) }) } });
+    const sick = provider(clock, 'sick', 1, () => (bad ? refused() : 'sick'), {
+      backoff: {
+        first: () => ({
+          delay: 0,
+          next: () => ({
+            delay: 0,
+            next: () => {
+              throw new Error('unused');
+            },
+          }),
+        }),
+      },
+    });
     const well = provider(clock, 'well', 1, () => 'well');
-    const weighted = failover([sick.spec, well.spec], { scheduler: clock.scheduler, order: 'weighted', random: () => 0.4 });
+    const weighted = failover([sick.spec, well.spec], {
+      scheduler: clock.scheduler,
+      order: 'weighted',
+      random: () => 0.4,
+    });
     // No history: equal health (1/2 each), 0.4 of the total picks 'sick' first.
     expect((await run(clock, weighted('x'))).value).toBe('well');
     expect(sick.calls).toHaveLength(1);
@@ -178,8 +219,26 @@ describe('failover on virtual time', () => {
 
   it('skips a provider whose breaker is open, and says so', async () => {
     const clock = createVirtualClock();
-    const breaker = circuitBreaker({ name: 'a', consecutiveFailures: 1, breakDuration: 60_000, scheduler: clock.scheduler });
-    const a = provider(clock, 'a', 1, refused, { breaker, backoff: { first: () => ({ delay: 0, next: () => ({ delay: 0, next: () => { throw new Error('unused'); } }) }) } });
+    const breaker = circuitBreaker({
+      name: 'a',
+      consecutiveFailures: 1,
+      breakDuration: 60_000,
+      scheduler: clock.scheduler,
+    });
+    const a = provider(clock, 'a', 1, refused, {
+      breaker,
+      backoff: {
+        first: () => ({
+          delay: 0,
+          next: () => ({
+            delay: 0,
+            next: () => {
+              throw new Error('unused');
+            },
+          }),
+        }),
+      },
+    });
     const b = provider(clock, 'b', 1, refused);
     const send = failover([a.spec, b.spec], { scheduler: clock.scheduler, random: () => 0.5, maxAttempts: 3 });
     const { error } = await run(clock, send('x'));
@@ -208,12 +267,15 @@ describe('failover on virtual time', () => {
   it('counts attempts and outcomes into RetryMetrics', async () => {
     const clock = createVirtualClock();
     const metrics = new RetryMetrics({ scheduler: clock.scheduler });
-    const send = failover([provider(clock, 'a', 1, refused).spec, provider(clock, 'b', 1, () => 'b').spec], { scheduler: clock.scheduler, metrics });
+    const send = failover([provider(clock, 'a', 1, refused).spec, provider(clock, 'b', 1, () => 'b').spec], {
+      scheduler: clock.scheduler,
+      metrics,
+    });
     await run(clock, send('x'));
     expect(metrics.snapshot.total).toMatchObject({ attempts: 2, retries: 1, successes: 1 });
   });
 
-  it('keeps to the floor on attempt starts, whatever the providers\' backoffs', async () => {
+  it("keeps to the floor on attempt starts, whatever the providers' backoffs", async () => {
     const clock = createVirtualClock();
     const zero = { first: () => ({ delay: 0, next: () => zero.first() }) };
     const a = provider(clock, 'a', 0, refused, { backoff: zero });
@@ -243,7 +305,10 @@ describe('failover hedging property (fast-check, virtual time)', () => {
   it('never runs more than maxCopies attempts at once, and every attempt but the winner is aborted or settled', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ ms: fc.integer({ min: 1, max: 500 }), fails: fc.boolean() }), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.record({ ms: fc.integer({ min: 1, max: 500 }), fails: fc.boolean() }), {
+          minLength: 1,
+          maxLength: 6,
+        }),
         fc.integer({ min: 0, max: 300 }),
         fc.integer({ min: 1, max: 4 }),
         async (specs, hedgeDelay, maxCopies) => {

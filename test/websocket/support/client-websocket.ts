@@ -12,7 +12,8 @@ const forced = process.env['REDIALER_TEST_WEBSOCKET'] === 'ws';
 export const ClientWebSocket: WebSocketConstructor = native !== undefined && !forced ? native : WS;
 
 /** Which one it is, for test names and printed figures. */
-export const clientWebSocketName = ClientWebSocket === native ? `Node ${process.versions.node}'s own WebSocket` : '`ws`';
+export const clientWebSocketName =
+  ClientWebSocket === native ? `Node ${process.versions.node}'s own WebSocket` : '`ws`';
 
 /** Whether sockets of this run can send protocol pings (only `ws` can). */
 export const hasProtocolPing = ClientWebSocket !== native;

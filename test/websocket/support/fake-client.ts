@@ -15,7 +15,11 @@ export const FAKE_URL = 'ws://example.test/feed';
  * fake global scope; records its snapshots, its drop events and the clock time of each socket made.
  * Push `socket` onto `open` so that the test file's afterEach closes it.
  */
-export function fakeClient(open: ReconnectingWebSocket[], options: ReconnectingWebSocketOptions = {}, protocols?: string | string[] | null) {
+export function fakeClient(
+  open: ReconnectingWebSocket[],
+  options: ReconnectingWebSocketOptions = {},
+  protocols?: string | string[] | null,
+) {
   const clock = createVirtualClock();
   const fake = fakeWebSocketClass();
   const environment = new FakeEnvironment();
@@ -26,7 +30,13 @@ export function fakeClient(open: ReconnectingWebSocket[], options: ReconnectingW
       starts.push(clock.now());
     }
   };
-  const socket = new ReconnectingWebSocket(FAKE_URL, protocols, { WebSocket, scheduler: clock.scheduler, random: () => 0.5, environment, ...options });
+  const socket = new ReconnectingWebSocket(FAKE_URL, protocols, {
+    WebSocket,
+    scheduler: clock.scheduler,
+    random: () => 0.5,
+    environment,
+    ...options,
+  });
   open.push(socket);
   const snapshots: WebSocketSnapshot[] = [];
   socket.state$.subscribe((s) => snapshots.push(s));

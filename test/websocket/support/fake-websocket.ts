@@ -24,7 +24,10 @@ export class FakeSocket implements WebSocketLike {
   }
 
   removeEventListener(type: string, listener: Listener): void {
-    this.#listeners.set(type, (this.#listeners.get(type) ?? []).filter((l) => l !== listener));
+    this.#listeners.set(
+      type,
+      (this.#listeners.get(type) ?? []).filter((l) => l !== listener),
+    );
   }
 
   /** Listeners still attached, over all types. */
@@ -56,7 +59,10 @@ export class FakeSocket implements WebSocketLike {
 
   /** An error event without a close (Node 22's own WebSocket on a refused connection). */
   emitError(error?: unknown): void {
-    this.#emit('error', error === undefined ? { type: 'error' } : { type: 'error', message: (error as Error).message, error });
+    this.#emit(
+      'error',
+      error === undefined ? { type: 'error' } : { type: 'error', message: (error as Error).message, error },
+    );
   }
 
   /** The connection is refused or lost: error, then close 1006. */

@@ -3,7 +3,7 @@
 //   RUNTIME native-suite.mjs BUNDLE REFUSED_URL DROPPING_URL SILENT_URL
 // It prints one JSON line with what it saw, closes everything, and must then exit by itself: a
 // timer, socket or listener left behind would keep the process alive.
-const [bundle, refusedUrl, droppingUrl, silentUrl] = (globalThis.Deno?.args ?? process.argv.slice(2));
+const [bundle, refusedUrl, droppingUrl, silentUrl] = globalThis.Deno?.args ?? process.argv.slice(2);
 const { ReconnectingWebSocket } = await import(bundle);
 
 const FAST = { minReconnectionDelay: 50, maxReconnectionDelay: 100, connectionTimeout: 10_000 };
@@ -19,7 +19,11 @@ await new Promise((resolve) => {
     events.push(`close ${event.code}`);
     if (events.filter((e) => e.startsWith('close')).length === 3) {
       socket.close();
-      result.refused = { events, ms: Date.now() - started, cause: String(socket.snapshot.lastError?.cause?.message ?? socket.snapshot.lastError?.cause ?? '') };
+      result.refused = {
+        events,
+        ms: Date.now() - started,
+        cause: String(socket.snapshot.lastError?.cause?.message ?? socket.snapshot.lastError?.cause ?? ''),
+      };
       resolve();
     }
   };

@@ -16,7 +16,10 @@ export interface TestServer {
 }
 
 /** Starts a server on `port` (0: any free port); `onConnection` runs for each accepted client. */
-export async function startServer(port = 0, onConnection?: (client: ServerSocket, n: number) => void): Promise<TestServer> {
+export async function startServer(
+  port = 0,
+  onConnection?: (client: ServerSocket, n: number) => void,
+): Promise<TestServer> {
   const wss = new WebSocketServer({ host: '127.0.0.1', port });
   await once(wss, 'listening');
   const actualPort = (wss.address() as AddressInfo).port;
@@ -30,7 +33,9 @@ export async function startServer(port = 0, onConnection?: (client: ServerSocket
     async stop(code, reason) {
       if (stopped) return;
       stopped = true;
-      const closed = [...server.clients].map((client) => (client.readyState === client.CLOSED ? Promise.resolve() : once(client, 'close')));
+      const closed = [...server.clients].map((client) =>
+        client.readyState === client.CLOSED ? Promise.resolve() : once(client, 'close'),
+      );
       for (const client of server.clients) {
         if (code === undefined) client.terminate();
         else client.close(code, reason);
@@ -71,7 +76,11 @@ export async function startBlackHole(): Promise<{ port: number; accepted: Socket
     accepted,
     async stop() {
       for (const socket of accepted) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+      await new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
     },
   };
 }

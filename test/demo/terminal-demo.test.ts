@@ -60,12 +60,15 @@ describe('npm start (non-TTY, --fast)', () => {
     expect(result.stdout).toContain('initial backoff 0.25 s (gRPC: 1 s)');
   });
 
-  it('the third client, whose first address is a black hole, connects one stagger (250 ms) after each attempt starts', () => {
+  it('the third client, whose first address is a black hole, first connects one stagger (250 ms) after its attempt starts', () => {
     const delays = [...result.stdout.matchAll(/failover +READY +attempt \d+ connected after (\d+) ms/g)].map((m) =>
       Number(m[1]),
     );
     expect(delays.length).toBeGreaterThanOrEqual(2);
-    for (const delay of delays) expect(delay).toBeGreaterThanOrEqual(250);
+    // Both addresses are fresh at the start: the dead one is tried first, the good one a stagger later.
+    // Later attempts may start the good address alone, while the dead one waits out its own backoff
+    // (each address has its own, gRFC A61), so they can connect sooner.
+    expect(delays[0]).toBeGreaterThanOrEqual(250);
   });
 
   it('ends with a summary: attempts, backoff resets and time to recover for each client', () => {

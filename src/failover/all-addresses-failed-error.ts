@@ -25,7 +25,10 @@ export class AllAddressesFailedError extends ConnectorBackoffError {
     delay: number,
   ) {
     const parts = failures.map((f) => `${f.label}: ${f.error === undefined ? 'backing off' : describeError(f.error)}`);
-    super(`all ${String(failures.length)} addresses failed (${parts.join('; ')}); next in ${String(delay)} ms`, delay);
+    super(
+      `all ${String(failures.length)} addresses failed (${parts.join('; ')}); next in ${String(Math.ceil(delay))} ms`,
+      delay,
+    );
     brand(this, 'AllAddressesFailedError');
   }
 }

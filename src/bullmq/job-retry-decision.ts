@@ -14,10 +14,10 @@ import {
   type DelaySource,
   type GiveUpReason,
   type Idempotency,
-  maySendAgain,
   serverHint,
   transient,
 } from '../retry/index.js';
+import { precheckRetry } from '../retry/policy/retry-precheck.js';
 
 /** The policy a job retry follows, validated. */
 export interface JobRetryPolicy {
@@ -110,30 +110,17 @@ export function decideJobRetry(
   policy: JobRetryPolicy,
   env: { readonly now: number; readonly budgetAllows: boolean },
 ): JobRetryDecision {
-  if (classification.kind === 'permanent') return { type: 'permanent', classification };
+  const pre = precheckRetry(classification, { ...job, subject: 'job' }, () =>
+    policy.serverHints ? hintOf(error, env.now) : undefined,
+  );
+  if (pre.type !== 'go-on') return pre;
+  const { hint } = pre;
   const giveUp = (reason: GiveUpReason, detail: string): JobRetryDecision => ({
     type: 'give-up',
     reason,
     detail,
-    classification,
+    classification: pre.classification,
   });
-  if (!maySendAgain(job.idempotency, job.precondition, classification.sent)) {
-    const what = job.idempotency === 'conditional' ? 'conditional but carries no precondition' : 'not idempotent';
-    return giveUp(
-      'not-idempotent',
-      `the failure (${classification.reason}) may have reached the server and the job is ${what}`,
-    );
-  }
-  const hint = policy.serverHints ? hintOf(error, env.now) : undefined;
-  if (hint?.kind === 'pushback' && hint.pushback.kind === 'stop') {
-    return giveUp(
-      'server-pushback',
-      `the server asked not to retry (grpc-retry-pushback-ms: ${JSON.stringify(hint.pushback.value)})`,
-    );
-  }
-  if (job.attempt >= job.maxAttempts) {
-    return giveUp('attempts', `the attempt limit (${String(job.maxAttempts)}) was reached (${classification.reason})`);
-  }
   const left = job.createdAt + policy.totalTimeout - env.now;
   if (left <= 0) return giveUp('deadline', `the job's deadline passed (${classification.reason})`);
   if (!env.budgetAllows) return giveUp('throttled', `the retry budget refused a retry (${classification.reason})`);
@@ -163,5 +150,5 @@ export function decideJobRetry(
       `the next wait (${ms(delay)} ms) would end after the job's deadline, ${ms(left)} ms away (${classification.reason})`,
     );
   }
-  return { type: 'retry', delay, source, classification };
+  return { type: 'retry', delay, source, classification: pre.classification };
 }

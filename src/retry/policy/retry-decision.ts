@@ -10,11 +10,11 @@ import { hintedDelay } from '../../backoff/server-hint.js';
 import { readSafely } from '../../errors/read-safely.js';
 import { type Classification, grpcCodeOf } from '../classification/classify.js';
 import { type GrpcPushback, readGrpcPushback } from '../hints/grpc-pushback.js';
-import { maySendAgain } from '../classification/idempotency.js';
 import { readRetryAfter } from '../hints/retry-after.js';
 import type { GiveUpReason } from '../core/retry-error.js';
 import type { DelaySource } from '../core/retry-event.js';
 import type { ResolvedRetryPolicy } from './retry-options.js';
+import { precheckRetry } from './retry-precheck.js';
 
 /** Where a retry loop stands after a failed attempt. */
 export interface RetryLoopState {
@@ -100,34 +100,25 @@ export function decideRetry(
   policy: ResolvedRetryPolicy,
   env: DecisionEnv,
 ): RetryDecision {
-  if (classification.kind === 'permanent') return { type: 'permanent', classification };
+  const pre = precheckRetry(
+    classification,
+    {
+      attempt: state.attempt,
+      maxAttempts: policy.maxAttempts,
+      idempotency: policy.idempotency,
+      precondition: policy.precondition,
+      subject: 'operation',
+    },
+    () => (policy.serverHints ? serverHint(error, env.now) : undefined),
+  );
+  if (pre.type !== 'go-on') return pre;
+  const { hint } = pre;
   const giveUp = (reason: GiveUpReason, detail: string): RetryDecision => ({
     type: 'give-up',
     reason,
     detail,
-    classification,
+    classification: pre.classification,
   });
-
-  if (!maySendAgain(policy.idempotency, policy.precondition, classification.sent)) {
-    const what = policy.idempotency === 'conditional' ? 'conditional but carries no precondition' : 'not idempotent';
-    return giveUp(
-      'not-idempotent',
-      `the failure (${classification.reason}) may have reached the server and the operation is ${what}`,
-    );
-  }
-  const hint = policy.serverHints ? serverHint(error, env.now) : undefined;
-  if (hint?.kind === 'pushback' && hint.pushback.kind === 'stop') {
-    return giveUp(
-      'server-pushback',
-      `the server asked not to retry (grpc-retry-pushback-ms: ${JSON.stringify(hint.pushback.value)})`,
-    );
-  }
-  if (state.attempt >= policy.maxAttempts) {
-    return giveUp(
-      'attempts',
-      `the attempt limit (${String(policy.maxAttempts)}) was reached (${classification.reason})`,
-    );
-  }
   const left = state.deadline - env.now;
   if (left <= 0) return giveUp('deadline', `the deadline passed (${classification.reason})`);
   if (!env.budgetAllows) return giveUp('throttled', `the retry budget refused a retry (${classification.reason})`);
@@ -166,5 +157,5 @@ export function decideRetry(
       `the next wait (${ms(delay)} ms) would end after the deadline, ${ms(left)} ms away (${classification.reason})`,
     );
   }
-  return { type: 'retry', delay, source, backoff, classification };
+  return { type: 'retry', delay, source, backoff, classification: pre.classification };
 }

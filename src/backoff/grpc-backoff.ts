@@ -56,12 +56,43 @@ export const GRPC_BACKOFF_DEFAULTS = Object.freeze({
 } satisfies Required<GrpcBackoffOptions>);
 
 /** The episode's factor for a draw `r` in [0, 1]. */
-function episodeFactor(r: number, options: Required<GrpcBackoffOptions>): number {
-  const { jitter, multiplier, jitterMode } = options;
+function episodeFactor(r: number, policy: GrpcBackoffPolicy): number {
+  const { jitter, multiplier, jitterMode } = policy;
   if (jitterMode === 'episode-period') return multiplier ** (r - 0.5);
   if (jitterMode === 'episode-log') return jitter >= 1 ? 2 * r : (1 - jitter) * ((1 + jitter) / (1 - jitter)) ** r;
   return 1 - jitter + 2 * jitter * r;
 }
+
+/**
+ * The policy: its resolved parameters as fields, and `first()` and `bounds` on the prototype, so that a
+ * policy per manager (a fleet whose managers each get their own options) costs one small object.
+ */
+class GrpcBackoffPolicy implements BackoffPolicy {
+  #first: GrpcBackoff | undefined = undefined;
+
+  constructor(
+    readonly initialBackoff: number,
+    readonly multiplier: number,
+    readonly jitter: number,
+    /** Capped at the largest timer, so that no product or jitter can overflow to Infinity or NaN. */
+    readonly maxBackoff: number,
+    readonly jitterMode: GrpcJitterMode,
+  ) {}
+
+  first(): Backoff {
+    return (this.#first ??= new GrpcBackoff(clampDelay(this.initialBackoff), this.initialBackoff, this, undefined));
+  }
+
+  get bounds(): { readonly min: number; readonly max: number } {
+    // The longest wait: the cap moved up by the largest jitter factor.
+    const top = this.jitterMode === 'episode-period' ? Math.sqrt(this.multiplier) : 1 + this.jitter;
+    return { min: clampDelay(this.initialBackoff), max: clampDelay(this.maxBackoff * top) };
+  }
+}
+
+/** The policies made most recently, by parameters; the oldest is dropped past {@link INTERNED}. */
+const interned = new Map<string, GrpcBackoffPolicy>();
+const INTERNED = 64;
 
 class GrpcBackoff implements Backoff {
   constructor(
@@ -69,20 +100,20 @@ class GrpcBackoff implements Backoff {
     readonly delay: number,
     /** The un-jittered backoff this step was derived from. */
     readonly base: number,
-    private readonly options: Required<GrpcBackoffOptions>,
+    private readonly policy: GrpcBackoffPolicy,
     /** The episode's jitter factor, drawn at the first jittered wait (undefined before, and in 'independent'). */
     private readonly factor: number | undefined,
   ) {}
 
   next(random: RandomSource): Backoff {
-    const { multiplier, maxBackoff, jitter, jitterMode } = this.options;
+    const { multiplier, maxBackoff, jitter, jitterMode } = this.policy;
     const base = Math.min(this.base * multiplier, maxBackoff);
     if (jitterMode === 'independent') {
       const spread = jitter * base;
-      return new GrpcBackoff(clampDelay(base + uniform(random, -spread, spread)), base, this.options, undefined);
+      return new GrpcBackoff(clampDelay(base + uniform(random, -spread, spread)), base, this.policy, undefined);
     }
-    const factor = this.factor ?? episodeFactor(uniform(random, 0, 1), this.options);
-    return new GrpcBackoff(clampDelay(base * factor), base, this.options, factor);
+    const factor = this.factor ?? episodeFactor(uniform(random, 0, 1), this.policy);
+    return new GrpcBackoff(clampDelay(base * factor), base, this.policy, factor);
   }
 }
 
@@ -95,6 +126,8 @@ class GrpcBackoff implements Backoff {
  * const policy = grpcBackoff({ initialBackoff: 500, maxBackoff: 30_000 });
  * const asSpecified = grpcBackoff({ jitterMode: 'independent' }); // a fresh draw for every wait
  * ```
+ *
+ * A policy is an immutable value, so calls with the same parameters may return the same object.
  */
 export function grpcBackoff(options: GrpcBackoffOptions = {}): BackoffPolicy {
   const raw = checkOptionsObject('grpcBackoff options', options);
@@ -103,20 +136,22 @@ export function grpcBackoff(options: GrpcBackoffOptions = {}): BackoffPolicy {
     min: 0,
     max: MAX_DELAY_MS,
   });
-  const resolved: { -readonly [K in keyof GrpcBackoffOptions]-?: Required<GrpcBackoffOptions>[K] } = {
-    initialBackoff,
-    multiplier: optionalNumber('multiplier', raw['multiplier'], d.multiplier, { min: 1 }),
-    jitter: optionalNumber('jitter', raw['jitter'], d.jitter, { min: 0, max: 1 }),
-    maxBackoff: optionalNumber('maxBackoff', raw['maxBackoff'], Math.max(d.maxBackoff, initialBackoff), {
-      min: initialBackoff,
-      allowInfinity: true,
-    }),
-    jitterMode: optionalChoice('jitterMode', raw['jitterMode'], GRPC_JITTER_MODES, d.jitterMode),
-  };
-  // Cap at the largest timer, so that no product or jitter can overflow to Infinity or NaN.
-  resolved.maxBackoff = Math.min(resolved.maxBackoff, MAX_DELAY_MS);
-  const first = new GrpcBackoff(clampDelay(resolved.initialBackoff), resolved.initialBackoff, resolved, undefined);
-  // The longest wait: the cap moved up by the largest jitter factor.
-  const top = resolved.jitterMode === 'episode-period' ? Math.sqrt(resolved.multiplier) : 1 + resolved.jitter;
-  return { first: () => first, bounds: { min: first.delay, max: clampDelay(resolved.maxBackoff * top) } };
+  const multiplier = optionalNumber('multiplier', raw['multiplier'], d.multiplier, { min: 1 });
+  const jitter = optionalNumber('jitter', raw['jitter'], d.jitter, { min: 0, max: 1 });
+  const maxBackoff = optionalNumber('maxBackoff', raw['maxBackoff'], Math.max(d.maxBackoff, initialBackoff), {
+    min: initialBackoff,
+    allowInfinity: true,
+  });
+  const jitterMode = optionalChoice('jitterMode', raw['jitterMode'], GRPC_JITTER_MODES, d.jitterMode);
+  const cap = Math.min(maxBackoff, MAX_DELAY_MS);
+  // A policy is an immutable value: calls with the same parameters share one (a fleet whose managers
+  // each call grpcBackoff({...}) holds one policy, and one first step, instead of one each).
+  const key = `${String(initialBackoff)}/${String(multiplier)}/${String(jitter)}/${String(cap)}/${jitterMode}`;
+  let policy = interned.get(key);
+  if (policy === undefined) {
+    policy = new GrpcBackoffPolicy(initialBackoff, multiplier, jitter, cap, jitterMode);
+    interned.set(key, policy);
+    if (interned.size > INTERNED) interned.delete(interned.keys().next().value ?? key);
+  }
+  return policy;
 }

@@ -109,3 +109,28 @@ describe('the other episode variants', () => {
     expect(() => grpcBackoff({ jitterMode: 'waves' as GrpcJitterMode })).toThrow(/option "jitterMode" must be one of/);
   });
 });
+
+describe('grpcBackoff policies are values', () => {
+  it('calls with the same parameters share one policy; each user of it still draws its own episode', () => {
+    const a = grpcBackoff({ initialBackoff: 250, maxBackoff: 10_000 });
+    expect(grpcBackoff({ initialBackoff: 250, maxBackoff: 10_000 })).toBe(a);
+    expect(grpcBackoff({ initialBackoff: 250, maxBackoff: 10_000, multiplier: 1.6, jitter: 0.2 })).toBe(a);
+    for (const other of [
+      { initialBackoff: 251, maxBackoff: 10_000 },
+      { initialBackoff: 250, maxBackoff: 10_001 },
+      { initialBackoff: 250, maxBackoff: 10_000, jitter: 0.1 },
+      { initialBackoff: 250, maxBackoff: 10_000, multiplier: 2 },
+      { initialBackoff: 250, maxBackoff: 10_000, jitterMode: 'independent' as const },
+    ])
+      expect(grpcBackoff(other)).not.toBe(a);
+    // Two clients on the one policy: the first wait is the initial backoff for both, and each draws
+    // its own factor from its own random source at the first jittered wait.
+    const low = a.first(() => 0).next(() => 0);
+    const high = a.first(() => 1).next(() => 1);
+    expect(a.first(() => 0).delay).toBe(250);
+    expect(low.delay).toBeCloseTo(320, 9);
+    expect(high.delay).toBeCloseTo(480, 9);
+    expect(low.next(() => 1).delay).toBeCloseTo(512, 9);
+    expect(high.next(() => 0).delay).toBeCloseTo(768, 9);
+  });
+});

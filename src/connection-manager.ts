@@ -5,14 +5,7 @@
  */
 import { type Observable, type Observer, ReplaySubject, type SchedulerAction, Subscription } from 'rxjs';
 import { type ConnectionManagerOptions, type ResolvedOptions, resolveOptionsShared } from './connection-options.js';
-import {
-  type Effect,
-  type MachineEnv,
-  type MachineEvent,
-  type MachineState,
-  initialState,
-  transition,
-} from './connection-machine.js';
+import { type Effect, type MachineEvent, type MachineState, initialState, transition } from './connection-machine.js';
 import type { ConnectionSnapshot } from './connection-snapshot.js';
 import type { ConnectivityState } from './connectivity-state.js';
 import type { AttemptContext } from './connector.js';
@@ -32,23 +25,6 @@ export interface WaitForStateChangeOptions {
   readonly timeout?: number;
   /** Reject with `signal.reason` when aborted; the wait leaves nothing behind. */
   readonly signal?: AbortSignal;
-}
-
-const envs = new WeakMap<ResolvedOptions<unknown>, { -readonly [K in keyof MachineEnv]: MachineEnv[K] }>();
-
-/**
- * The machine's input for managers with these resolved options: the options themselves are its rules
- * (ResolvedOptions extends MachineRules), with the event's time in `now`. One object per resolved
- * options, shared by the managers that share them, instead of a copy of every option per event: a
- * transition reads it only while it runs, and `now` is set just before.
- */
-function machineEnv<C>(options: ResolvedOptions<C>): { -readonly [K in keyof MachineEnv]: MachineEnv[K] } {
-  let env = envs.get(options);
-  if (env === undefined) {
-    env = { ...options, now: 0 };
-    envs.set(options, env);
-  }
-  return env;
 }
 
 /**
@@ -146,9 +122,8 @@ class AttemptRun<C> implements AttemptContext, Observer<C> {
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- [Symbol.dispose] comes from defineDispose
 export class ConnectionManager<C = unknown> {
+  /** The rules, shared by the managers created from one options object; also the machine's input (MachineEnv). */
   readonly #options: ResolvedOptions<C>;
-  /** The machine's input: the rules and the time of the event, which is set before each transition. */
-  readonly #env: { -readonly [K in keyof MachineEnv]: MachineEnv[K] };
   #machine: MachineState<C>;
   /**
    * The subject behind `state$`, made on the first subscription: a manager nobody watches (a fleet of
@@ -170,7 +145,6 @@ export class ConnectionManager<C = unknown> {
 
   constructor(options: ConnectionManagerOptions<C>) {
     this.#options = resolveOptionsShared(options);
-    this.#env = machineEnv(this.#options);
     this.#machine = initialState<C>(this.#options.scheduler.now());
     this.#published = this.#machine.snapshot;
   }
@@ -371,9 +345,9 @@ export class ConnectionManager<C = unknown> {
     const before = this.#machine;
     const options = this.#options;
     const now = options.scheduler.now();
-    const env = this.#env;
-    env.now = now;
-    const result = transition(before, event, env);
+    // The resolved options are the machine's input, with the event's time set just before it runs.
+    options.now = now;
+    const result = transition(before, event, options);
     this.#machine = result.state;
     let complete = false;
     for (const effect of result.effects) {

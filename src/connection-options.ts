@@ -107,12 +107,18 @@ export interface ConnectionManagerOptions<C> {
   readonly onUnhandledError?: UnhandledErrorHandler;
 }
 
-/** The options after validation, with defaults filled in. */
+/**
+ * The options after validation, with defaults filled in. They are also the machine's input
+ * (`MachineEnv`): the manager sets `now` to the event's time just before each transition, so that
+ * managers created from one options object share one resolved copy and no event copies the rules.
+ */
 export interface ResolvedOptions<C> extends Required<MachineRules> {
   readonly connector: Connector<C>;
   readonly scheduler: SchedulerLike;
   readonly trace: ((entry: TraceEntry) => void) | undefined;
   readonly onUnhandledError: UnhandledErrorHandler | undefined;
+  /** The time of the event being processed (scheduler clock); only meaningful during a transition. */
+  now: number;
 }
 
 /** Defaults of the numeric options. */
@@ -125,24 +131,31 @@ export const CONNECTION_DEFAULTS = Object.freeze({
   serverHints: 'at-least',
 });
 
+/** The default policy, shared: a policy is immutable, so every manager without one of its own uses this one. */
+const DEFAULT_BACKOFF = grpcBackoff();
+
 function isPolicy(value: unknown): value is BackoffPolicy {
   return typeof value === 'object' && value !== null && typeof (value as BackoffPolicy).first === 'function';
 }
 
-interface Resolved {
-  /** The options object's own enumerable entries when it was resolved. */
+/** An options object recently resolved, and its own enumerable entries when it was. */
+interface Recent {
+  readonly options: WeakRef<object>;
   readonly entries: readonly (readonly [string, unknown])[];
   readonly resolved: ResolvedOptions<unknown>;
 }
 
 /**
- * Resolved options by options object. A fleet built from one options object (`new
- * ConnectionManager(options)` in a loop) shares one resolved, frozen copy instead of validating and
- * holding its own; an options object changed since is resolved again.
+ * The options objects resolved last, newest first. A fleet built from one options object (`new
+ * ConnectionManager(options)` in a loop, or from a few of them taking turns) shares one resolved copy
+ * instead of validating and holding its own; a manager with an options object of its own pays nothing
+ * for the sharing (no table entry or snapshot stays behind for it). The options objects are held
+ * weakly, and an options object changed since is resolved again.
  */
-const shared = new WeakMap<object, Resolved>();
+const recent: Recent[] = [];
+const RECENT = 4;
 
-function unchanged(options: object, entries: Resolved['entries']): boolean {
+function unchanged(options: object, entries: Recent['entries']): boolean {
   const now = Object.entries(options);
   if (now.length !== entries.length) return false;
   for (let i = 0; i < now.length; i++) {
@@ -153,19 +166,21 @@ function unchanged(options: object, entries: Resolved['entries']): boolean {
   return true;
 }
 
-/**
- * {@link resolveOptions}, shared between the managers created from the same, unchanged options object.
- * The result is frozen.
- */
+/** {@link resolveOptions}, shared between the managers created from the same, unchanged options object. */
 export function resolveOptionsShared<C>(options: ConnectionManagerOptions<C>): ResolvedOptions<C> {
-  // Callers from JavaScript may pass anything; resolveOptions says what is wrong with it.
-  const given: unknown = options;
-  if (typeof given === 'object' && given !== null) {
-    const hit = shared.get(given);
-    if (hit !== undefined && unchanged(options, hit.entries)) return hit.resolved as ResolvedOptions<C>;
+  for (let i = 0; i < recent.length; i++) {
+    const hit = recent[i];
+    if (hit?.options.deref() === options && unchanged(options, hit.entries)) {
+      if (i > 0) {
+        recent.splice(i, 1);
+        recent.unshift(hit);
+      }
+      return hit.resolved as ResolvedOptions<C>;
+    }
   }
-  const resolved = Object.freeze(resolveOptions(options));
-  shared.set(options, { entries: Object.entries(options), resolved });
+  const resolved = resolveOptions(options);
+  recent.unshift({ options: new WeakRef(options), entries: Object.entries(options), resolved });
+  if (recent.length > RECENT) recent.length = RECENT;
   return resolved;
 }
 
@@ -176,7 +191,7 @@ export function resolveOptions<C>(options: ConnectionManagerOptions<C>): Resolve
   if (connector === undefined) {
     throw new TypeError('redialer: option "connector" is required: a function that starts an attempt');
   }
-  const backoff = raw['backoff'] ?? grpcBackoff();
+  const backoff = raw['backoff'] ?? DEFAULT_BACKOFF;
   if (!isPolicy(backoff)) {
     throw new TypeError(
       `redialer: option "backoff" must be a backoff policy (an object with first()), got ${describeValue(backoff)}`,
@@ -221,5 +236,6 @@ export function resolveOptions<C>(options: ConnectionManagerOptions<C>): Resolve
     trace: optionalFunction('trace', raw['trace']),
     attemptSpacing: resolveAttemptSpacing('attemptSpacing', raw['attemptSpacing']),
     onUnhandledError: optionalFunction('onUnhandledError', raw['onUnhandledError']),
+    now: 0,
   };
 }

@@ -151,4 +151,32 @@ describe('one options object for a fleet', () => {
     expect(() => new ConnectionManager(options)).toThrow(/"minConnectTimeout".*got -1/);
     for (const m of [first, second, third]) m.shutdown();
   });
+
+  it('fleets from several options objects taking turns each keep their own settings, and an added option applies', () => {
+    const clock = createVirtualClock();
+    const fake = createFakeConnector();
+    const objects = [20_000, 21_000, 22_000, 23_000, 24_000, 25_000].map(
+      (
+        minConnectTimeout,
+      ): { -readonly [K in keyof ConnectionManagerOptions<string>]: ConnectionManagerOptions<string>[K] } => ({
+        connector: fake.connector,
+        scheduler: clock.scheduler,
+        minConnectTimeout,
+      }),
+    );
+    const managers = [0, 1, 2, 3, 4, 5, 0, 5, 1, 4, 2, 3].map((i) => new ConnectionManager(objects[i] ?? objects[0]!));
+    const withSpacing = objects[0]!;
+    withSpacing.attemptSpacing = { burst: 1, interval: 3000 };
+    const spaced = new ConnectionManager(withSpacing);
+    for (const m of managers) m.connect();
+    expect(managers.map((m) => m.snapshot.state === 'CONNECTING' && m.snapshot.timeoutAt)).toEqual([
+      20_000, 21_000, 22_000, 23_000, 24_000, 25_000, 20_000, 25_000, 21_000, 24_000, 22_000, 23_000,
+    ]);
+    // The option added after the first managers applies to the manager made after it: its second
+    // attempt waits for the floor's 3 s, not for the backoff's first 1 s.
+    spaced.connect();
+    fake.last?.fail();
+    expect(spaced.snapshot.state === 'TRANSIENT_FAILURE' && spaced.snapshot.nextAttemptAt).toBe(3000);
+    for (const m of [...managers, spaced]) m.shutdown();
+  });
 });

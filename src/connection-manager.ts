@@ -3,7 +3,7 @@
  * carries out the machine's effects, and publishes snapshots on `state$`.
  * @module
  */
-import { type Observable, type Observer, ReplaySubject, type SchedulerAction, Subscription } from 'rxjs';
+import { type Observable, type Observer, ReplaySubject, type SchedulerAction, Subscription, VirtualAction } from 'rxjs';
 import { type ConnectionManagerOptions, type ResolvedOptions, resolveOptionsShared } from './connection-options.js';
 import { type Effect, type MachineEvent, type MachineState, initialState, transition } from './connection-machine.js';
 import type { ConnectionSnapshot } from './connection-snapshot.js';
@@ -137,7 +137,14 @@ export class ConnectionManager<C = unknown> {
   /** Events that arrive while one is being processed (re-entrant calls); made when first needed. */
   #queue: MachineEvent<C>[] | undefined;
   #draining = false;
+  /**
+   * The scheduler action of the one timer. It is kept after it fires (`#armed` false), so that a timer
+   * armed again from its own work, or re-armed for another time, reschedules the same action: RxJS
+   * keeps an action's host interval when its delay is unchanged, and no action is made per arming.
+   */
   #timer: Subscription | undefined;
+  /** Whether `#timer` is pending (armed for `#timerAt`). */
+  #armed = false;
   #timerAt = 0;
   /** The timer the transitions in hand asked for: `null` no change, `undefined` none, else when it is due. */
   #wantedTimer: number | undefined | null = null;
@@ -285,7 +292,7 @@ export class ConnectionManager<C = unknown> {
         manager.#timer = this.schedule(manager, timerWait(manager.#timerAt, scheduler.now()));
         return;
       }
-      manager.#timer = undefined;
+      manager.#armed = false;
       manager.#dispatch({ type: 'timer', at: manager.#timerAt });
     };
     settleAttempt = (manager, run, event, over, reason) => {
@@ -323,22 +330,42 @@ export class ConnectionManager<C = unknown> {
    */
   #armTimer(): void {
     const at = this.#wantedTimer;
-    if (at === null) return;
-    this.#wantedTimer = null;
-    if (at === undefined) {
-      this.#timer?.unsubscribe();
-      this.#timer = undefined;
+    if (at === null) {
+      // A fired timer that this batch did not arm again is let go (it holds no host timer).
+      if (!this.#armed) this.#timer = undefined;
       return;
     }
-    if (this.#timer !== undefined && this.#timerAt === at) return;
-    this.#timer?.unsubscribe();
+    this.#wantedTimer = null;
+    if (at === undefined) {
+      // Cancelled: the action is closed and dropped, so that nothing pending holds the host.
+      this.#timer?.unsubscribe();
+      this.#timer = undefined;
+      this.#armed = false;
+      return;
+    }
+    if (this.#armed && this.#timerAt === at) return;
     this.#timerAt = at;
+    this.#armed = true;
+    const { scheduler } = this.#options;
+    const wait = timerWait(at, scheduler.now());
+    const action = this.#timer as (Subscription & Partial<Pick<SchedulerAction<unknown>, 'schedule'>>) | undefined;
+    // Not a virtual-time action: rescheduling one makes a new action that keeps the old as its parent,
+    // a chain as long as the manager's life.
+    if (
+      action !== undefined &&
+      !action.closed &&
+      !(action instanceof VirtualAction) &&
+      typeof action.schedule === 'function'
+    ) {
+      this.#timer = action.schedule(this, wait);
+      return;
+    }
     // One work function for every manager's timer, with the manager as its state: no closure or record
     // per arming. Like scheduleTimerAt, it re-arms a timer that fires early by the scheduler's clock (no
     // attempt is cut, and none starts, before its time) or that is due beyond 2^31 - 1 ms. The work is
     // shared by managers of every connection type, so it takes them as ConnectionManager<unknown>.
-    const { scheduler } = this.#options;
-    this.#timer = scheduler.schedule(runTimer, timerWait(at, scheduler.now()), this as ConnectionManager<unknown>);
+    action?.unsubscribe();
+    this.#timer = scheduler.schedule(runTimer, wait, this as ConnectionManager<unknown>);
   }
 
   #process(event: MachineEvent<C>): void {

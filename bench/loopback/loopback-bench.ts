@@ -217,17 +217,21 @@ export interface LoopbackOptions {
   readonly runs: number;
   /** Progress lines. */
   readonly say?: (line: string) => void;
+  /** Only the subjects whose name contains this text (all when undefined). */
+  readonly only?: string;
 }
 
-export async function runLoopback({ sizes, downtime, runs, say }: LoopbackOptions): Promise<LoopbackFigure[]> {
+export async function runLoopback({ sizes, downtime, runs, say, only }: LoopbackOptions): Promise<LoopbackFigure[]> {
   const server = new ServerProcess();
   try {
     const port = await server.start(0);
-    const subjects: [string, (n: number) => Fleet][] = [
-      ['redialer http2Connector', (n) => connectorFleet(`http://127.0.0.1:${String(port)}`, n)],
-      ['redialer ManagedChannel', (n) => managedChannelFleet(`127.0.0.1:${String(port)}`, n)],
-      ['plain @grpc/grpc-js channels', (n) => grpcFleet(`127.0.0.1:${String(port)}`, n)],
-    ];
+    const subjects = (
+      [
+        ['redialer http2Connector', (n) => connectorFleet(`http://127.0.0.1:${String(port)}`, n)],
+        ['redialer ManagedChannel', (n) => managedChannelFleet(`127.0.0.1:${String(port)}`, n)],
+        ['plain @grpc/grpc-js channels', (n) => grpcFleet(`127.0.0.1:${String(port)}`, n)],
+      ] satisfies [string, (n: number) => Fleet][]
+    ).filter(([name]) => only === undefined || name.includes(only));
     const figures: LoopbackFigure[] = [];
     for (const connections of sizes) {
       const results = new Map<string, LoopbackRun[]>(subjects.map(([name]) => [name, []]));

@@ -1,12 +1,15 @@
 /**
- * The HTTP/2 sessions under a grpc-js channel, to hear the server's GOAWAY (code and debug data),
- * which grpc-js handles without telling its user.
+ * What a ManagedChannel needs from a grpc-js channel that grpc-js does not expose: the HTTP/2 sessions
+ * under it, to hear the server's GOAWAY (code and debug data), which grpc-js handles without telling
+ * its user; and its subchannels' reconnect timers, to stop them once an attempt has ended.
  *
  * This reads grpc-js internals, the same in 1.10 through 1.14: `channel.internalChannel
- * .subchannelPool.pool[target][i].subchannel.transport.session`. With `grpc.use_local_subchannel_pool`
- * (as every attempt of a ManagedChannel has), the pool holds only this channel's subchannels. Any
- * missing link yields no session (the GOAWAY then goes unseen; nothing else changes); CI runs the gRPC
- * suites against the oldest and newest supported grpc-js so that a change of these internals shows.
+ * .subchannelPool.pool[target][i].subchannel`, its `transport.session` and its `backoffTimeout`. With
+ * `grpc.use_local_subchannel_pool` (as every attempt of a ManagedChannel has), the pool holds only this
+ * channel's subchannels. Any missing link yields nothing: a GOAWAY then goes unseen, and a reconnect
+ * that grpc-js starts by itself is refused by the attempt's socket tracking (`socket-tracker.ts`)
+ * instead of never being started. CI runs the gRPC suites against the oldest and newest supported
+ * grpc-js so that a change of these internals shows.
  * @module
  */
 import type { Channel } from '@grpc/grpc-js';
@@ -18,17 +21,41 @@ function field(value: unknown, name: string): unknown {
   return typeof value === 'object' && value !== null ? (value as Bag)?.[name] : undefined;
 }
 
-/** The channel's live HTTP/2 sessions (READY subchannels' transports). */
-export function grpcJsSessions(channel: Channel): EventEmitter[] {
+/** The subchannels in the channel's subchannel pool. */
+function subchannels(channel: Channel): unknown[] {
   const pool = field(field(field(channel, 'internalChannel'), 'subchannelPool'), 'pool');
   if (typeof pool !== 'object' || pool === null) return [];
-  const sessions: EventEmitter[] = [];
+  const found: unknown[] = [];
   for (const entries of Object.values(pool as Record<string, unknown>)) {
     if (!Array.isArray(entries)) continue;
     for (const entry of entries as unknown[]) {
-      const session: unknown = field(field(field(entry, 'subchannel'), 'transport'), 'session');
-      if (session instanceof EventEmitter) sessions.push(session as EventEmitter);
+      const subchannel = field(entry, 'subchannel');
+      if (subchannel !== undefined) found.push(subchannel);
     }
   }
+  return found;
+}
+
+/** The channel's live HTTP/2 sessions (READY subchannels' transports). */
+export function grpcJsSessions(channel: Channel): EventEmitter[] {
+  const sessions: EventEmitter[] = [];
+  for (const subchannel of subchannels(channel)) {
+    const session: unknown = field(field(subchannel, 'transport'), 'session');
+    if (session instanceof EventEmitter) sessions.push(session as EventEmitter);
+  }
   return sessions;
+}
+
+/**
+ * Stops the reconnect timers of the channel's subchannels. A grpc-js subchannel that failed keeps its
+ * backoff timer after its channel is closed, and when pick_first had asked it to go on connecting, it
+ * dials again when the timer fires, for nobody. Stopped, the timer never fires and the subchannel is
+ * left to the garbage collector with its channel.
+ */
+export function stopGrpcJsReconnects(channel: Channel): void {
+  for (const subchannel of subchannels(channel)) {
+    const timer = field(subchannel, 'backoffTimeout');
+    const stop = field(timer, 'stop');
+    if (typeof stop === 'function') (stop as (this: unknown) => void).call(timer);
+  }
 }

@@ -40,6 +40,7 @@ import {
   type connectivityState as GrpcState,
 } from '@grpc/grpc-js';
 import type { EventEmitter } from 'node:events';
+import { isIPv4, isIPv6 } from 'node:net';
 import { asyncScheduler, Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import { ConnectionManager } from '../connection-manager.js';
 import type { ConnectionManagerOptions } from '../connection-options.js';
@@ -55,7 +56,7 @@ import { checkOptionsObject, describeValue, optionalBoolean } from '../validate.
 import { channelState } from './channel-state.js';
 import { ConnectionFailedError } from './connection-failed-error.js';
 import { GoawayError } from './goaway-error.js';
-import { grpcJsSessions } from './grpc-js-sessions.js';
+import { grpcJsSessions, stopGrpcJsReconnects } from './grpc-js-internals.js';
 import { toGrpcState } from './grpc-connectivity.js';
 import {
   channelOptionNumber,
@@ -78,6 +79,8 @@ export interface ManagedChannelOptions
    * grpc-js channel options for each connection's channel (message sizes, TLS name override…).
    * `grpc.keepalive_time_ms`, `grpc.keepalive_timeout_ms` and `grpc.keepalive_permit_without_calls` are
    * read as `keepaliveTime`, `keepaliveTimeout` and `keepaliveWithoutCalls` when those are not given.
+   * `grpc.enable_channelz` defaults to 0 here: every attempt has a channel of its own, which would
+   * register in channelz and leave it when the attempt ends.
    */
   readonly channelOptions?: ChannelOptions;
   /** Whether calls whose metadata does not say so wait for READY through TRANSIENT_FAILURE. @defaultValue false */
@@ -107,9 +110,25 @@ function causeOf(tracking: SocketTracking, goaway: GoawayError | undefined): Err
   return goaway ?? tracking.errors[0];
 }
 
+/**
+ * `target` with grpc-js's `ipv4:`/`ipv6:` scheme when it is a bare IP address and port, else `target`
+ * itself. grpc-js resolves such a target the same way under either scheme (no lookup, the same
+ * authority), but its default `dns:` resolver builds a DNS client for every channel, which for a
+ * channel per attempt is a large share of the attempt's cost.
+ */
+export function ipLiteralTarget(target: string): string {
+  const v4 = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(target);
+  if (v4 !== null && isIPv4(v4[1] ?? '')) return `ipv4:${target}`;
+  const v6 = /^\[([0-9A-Fa-f:.]+)\]:\d{1,5}$/.exec(target);
+  if (v6 !== null && isIPv6(v6[1] ?? '')) return `ipv6:${target}`;
+  return target;
+}
+
 /** grpc-js channel options for one connection with the keepalive time in force now. */
 function connectionOptions(channelOptions: ChannelOptions, keepalive: KeepalivePolicy): ChannelOptions {
   const options: ChannelOptions = {
+    // A channel per attempt would register in channelz and leave it again; the user may still ask.
+    'grpc.enable_channelz': 0,
     ...channelOptions,
     // Nothing shared with other attempts: a fresh subchannel, with no backoff state of its own.
     'grpc.use_local_subchannel_pool': 1,
@@ -152,11 +171,12 @@ export function grpcChannelConnector(
   keepaliveOptions: KeepaliveOptions = {},
 ): Connector<GrpcChannel> {
   const keepalive = keepaliveFrom(checkOptionsObject('keepalive options', keepaliveOptions), channelOptions);
+  const resolverTarget = ipLiteralTarget(target);
   return () =>
     new Observable<GrpcChannel>((subscriber) => {
       let channel: GrpcChannel;
       try {
-        channel = new GrpcChannel(target, credentials, connectionOptions(channelOptions, keepalive));
+        channel = new GrpcChannel(resolverTarget, credentials, connectionOptions(channelOptions, keepalive));
       } catch (error) {
         // A bad target or bad credentials will not get better by retrying.
         subscriber.error(permanent(error));
@@ -227,6 +247,8 @@ export function grpcChannelConnector(
           session.off('remoteSettings', established);
           session.off('localSettings', established);
         }
+        // grpc-js must not dial again for an attempt (closing the channel empties its subchannel pool).
+        if (phase !== 'ready') stopGrpcJsReconnects(channel);
         channel.close();
         // An established connection closes gracefully with the channel; an attempt must be cut.
         if (phase !== 'ready') tracking.destroyAll();

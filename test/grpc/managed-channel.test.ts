@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { grpcBackoff, isConnectTimeoutError } from '../../src/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import { isConnectionFailedError, ManagedChannel, managedChannelFactory } from '../../src/grpc/index.js';
+import { ipLiteralTarget } from '../../src/grpc/managed-channel.js';
 import { onSchedule, record, until, waitsAfterAttempts } from './support/record.js';
 import {
   createTestClient,
@@ -98,6 +99,29 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
     });
     expect(ticks).toEqual([{ seq: 5 }, { seq: 6 }, { seq: 7 }]);
     expect(channel.getConnectivityState(false)).toBe(2); // grpc-js READY
+  });
+
+  it('an IP address and port is resolved without DNS, a host name through it: calls work either way', async () => {
+    expect(ipLiteralTarget('127.0.0.1:50051')).toBe('ipv4:127.0.0.1:50051');
+    expect(ipLiteralTarget('[::1]:50051')).toBe('ipv6:[::1]:50051');
+    for (const kept of [
+      'localhost:50051',
+      'dns:///127.0.0.1:50051',
+      'ipv4:127.0.0.1:50051',
+      '127.0.0.1',
+      '999.0.0.1:50051',
+      '[::1]',
+      '::1:50051',
+      'unix:/tmp/socket',
+    ])
+      expect(ipLiteralTarget(kept)).toBe(kept);
+    const s = await server();
+    const port = s.address.slice(s.address.lastIndexOf(':') + 1);
+    for (const target of [s.address, `localhost:${port}`]) {
+      const { channel, client } = managed(target, { ...fast, minConnectTimeout: 10_000 });
+      await expect(echo(client, target)).resolves.toEqual({ text: target });
+      expect(channel.getTarget()).toBe(target);
+    }
   });
 
   it('works as a channelFactoryOverride, and client.waitForReady() sees READY', async () => {

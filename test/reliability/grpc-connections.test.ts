@@ -110,6 +110,9 @@ describe('ManagedChannel: one TCP connection per scheduled attempt, none after i
     channel.close();
     await sleep(LINGER);
     expect(dials.dialled()).toBe(log.starts().length);
+    // grpc-js does not even start a dial for a failed attempt: its subchannel's reconnect timer is
+    // stopped, so the socket tracking has nothing to refuse.
+    expect(dials.refused()).toBe(0);
   });
 
   it('a server that sends GOAWAY before SETTINGS and closes: as many connections accepted as attempts', async () => {

@@ -150,10 +150,15 @@ interface Recent {
  * ConnectionManager(options)` in a loop, or from a few of them taking turns) shares one resolved copy
  * instead of validating and holding its own; a manager with an options object of its own pays nothing
  * for the sharing (no table entry or snapshot stays behind for it). The options objects are held
- * weakly, and an options object changed since is resolved again.
+ * weakly, their entries only while they live, and an options object changed since is resolved again.
  */
 const recent: Recent[] = [];
 const RECENT = 4;
+/** Drops the entry of an options object that was collected, so that its values are not held for it. */
+const forget = new FinalizationRegistry<Recent>((entry) => {
+  const at = recent.indexOf(entry);
+  if (at >= 0) recent.splice(at, 1);
+});
 
 function unchanged(options: object, entries: Recent['entries']): boolean {
   const now = Object.entries(options);
@@ -179,8 +184,11 @@ export function resolveOptionsShared<C>(options: ConnectionManagerOptions<C>): R
     }
   }
   const resolved = resolveOptions(options);
-  recent.unshift({ options: new WeakRef(options), entries: Object.entries(options), resolved });
-  if (recent.length > RECENT) recent.length = RECENT;
+  const entry: Recent = { options: new WeakRef(options), entries: Object.entries(options), resolved };
+  recent.unshift(entry);
+  forget.register(options, entry, entry);
+  const evicted = recent.length > RECENT ? recent.pop() : undefined;
+  if (evicted !== undefined) forget.unregister(evicted);
   return resolved;
 }
 

@@ -244,6 +244,16 @@ describe("unref'd adapters let Node exit by itself (child processes, against dis
     expect(stdout).toMatch(/exited in (TRANSIENT_FAILURE|CONNECTING) after attempt [2-9]/);
   });
 
+  it("a manager's options (its connector and what it holds) are collectable once the manager is gone", async () => {
+    if (!existsSync(join(root, 'dist/index.js')))
+      throw new Error('dist/ is missing: run `npm run build` (npm test does)');
+    const { stdout } = await run(process.execPath, ['--expose-gc', fixture('options-retention.mjs')], {
+      timeout: 15_000,
+      cwd: root,
+    });
+    expect(stdout).toBe('collected');
+  });
+
   it('the check can fail: the same ManagedChannel without unref keeps Node alive until killed', async () => {
     const port = await refusedPort();
     const outcome = await run(process.execPath, [fixture('unref-grpc-exit.mjs'), String(port), 'keep-ref'], {

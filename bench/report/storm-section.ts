@@ -133,6 +133,15 @@ export function stormSection(storms: readonly StormBenchResult[], dir: string): 
   const stall = storms.filter((s) => s.scenario.server === 'stall');
   const hints = storms.filter((s) => s.scenario.serverHints !== 'none');
   const seeds = first.scenario.seeds;
+  /** One scenario: its title, its table over the seeds and the chart of the first seed. */
+  const scenarioBlock = (s: (typeof storms)[number]): string[] => [
+    `**${title(s)}**`,
+    '',
+    stormSeedsTable(s.summaries, { markdown: true }),
+    '',
+    `![attempts per second, seed ${String(seeds[0])}](${dir}/storm-${s.scenario.id}.svg)`,
+    '',
+  ];
   const parts = [
     '### 2. Reconnect storm',
     '',
@@ -141,16 +150,7 @@ export function stormSection(storms: readonly StormBenchResult[], dir: string): 
     '#### The server refuses attempts over its budget at once',
     '',
   ];
-  for (const s of refuse) {
-    parts.push(
-      `**${title(s)}**`,
-      '',
-      stormSeedsTable(s.summaries, { markdown: true }),
-      '',
-      `![attempts per second, seed ${String(seeds[0])}](${dir}/storm-${s.scenario.id}.svg)`,
-      '',
-    );
-  }
+  for (const s of refuse) parts.push(...scenarioBlock(s));
   parts.push(
     '#### Which jitter mode is the default: the numbers',
     '',
@@ -167,16 +167,7 @@ export function stormSection(storms: readonly StormBenchResult[], dir: string): 
     "An over-budget attempt is never answered and lasts until the client's own connect timeout (redialer: max(deadline, 20 s); reconnecting-websocket 4 s; socket.io 20 s; SignalR 100 s; grpc-js has none, so the operating system's 127 s).",
     '',
   );
-  for (const s of stall) {
-    parts.push(
-      `**${title(s)}**`,
-      '',
-      stormSeedsTable(s.summaries, { markdown: true }),
-      '',
-      `![attempts per second, seed ${String(seeds[0])}](${dir}/storm-${s.scenario.id}.svg)`,
-      '',
-    );
-  }
+  for (const s of stall) parts.push(...scenarioBlock(s));
   parts.push(
     '#### Server-side herd control (`redialer/server`)',
     '',

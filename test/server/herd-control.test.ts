@@ -210,25 +210,34 @@ describe('admission() on a real ws server', () => {
   });
 });
 
+/** An HTTP/2 server on 127.0.0.1 (ephemeral port) and its live sessions; closed after the test. */
+async function http2ServerWithSessions(): Promise<{
+  server: ReturnType<typeof createHttp2Server>;
+  sessions: Set<Http2Session>;
+}> {
+  const server = createHttp2Server();
+  const sessions = new Set<Http2Session>();
+  server.on('session', (s) => {
+    sessions.add(s);
+    s.once('close', () => sessions.delete(s));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  cleanups.push(
+    () =>
+      new Promise((resolve) => {
+        server.close(resolve);
+      }),
+  );
+  cleanups.push(() => {
+    for (const s of sessions) s.destroy();
+  });
+  return { server, sessions };
+}
+
 describe('drainHttp2() on a real HTTP/2 server', () => {
   it('sends GOAWAY NO_ERROR with a retry hint in its debug data', async () => {
-    const server = createHttp2Server();
-    const sessions = new Set<Http2Session>();
-    server.on('session', (s) => {
-      sessions.add(s);
-      s.once('close', () => sessions.delete(s));
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    cleanups.push(
-      () =>
-        new Promise((resolve) => {
-          server.close(resolve);
-        }),
-    );
-    cleanups.push(() => {
-      for (const s of sessions) s.destroy();
-    });
+    const { server, sessions } = await http2ServerWithSessions();
     const client = connectHttp2(`http://127.0.0.1:${String((server.address() as AddressInfo).port)}`);
     cleanups.push(() => {
       client.destroy();
@@ -244,23 +253,7 @@ describe('drainHttp2() on a real HTTP/2 server', () => {
   });
 
   it("redialer's http2Connector reads the hint: the manager waits for it (serverHints exact: exactly)", async () => {
-    const server = createHttp2Server();
-    const sessions = new Set<Http2Session>();
-    server.on('session', (s) => {
-      sessions.add(s);
-      s.once('close', () => sessions.delete(s));
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    cleanups.push(
-      () =>
-        new Promise((resolve) => {
-          server.close(resolve);
-        }),
-    );
-    cleanups.push(() => {
-      for (const s of sessions) s.destroy();
-    });
+    const { server, sessions } = await http2ServerWithSessions();
     const manager = new ConnectionManager({
       connector: http2Connector(`http://127.0.0.1:${String((server.address() as AddressInfo).port)}`),
       serverHints: 'exact',

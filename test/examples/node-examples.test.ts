@@ -2,13 +2,14 @@
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { type AddressInfo, createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { Server, ServerCredentials, type sendUnaryData } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { greet, greeterService } from '../../examples/grpc-client.js';
 import { openFeed } from '../../examples/websocket-node.js';
 import type { ReconnectingWebSocket } from '../../src/websocket/index.js';
+import { refusedPort } from '../support/refused-port.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -16,18 +17,9 @@ afterEach(async () => {
   vi.useRealTimers();
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 describe('examples/grpc-client.ts', () => {
   it('waits through a refused first attempt and says hello once the server is up', async () => {
-    const port = await freePort();
+    const port = await refusedPort();
     const server = new Server();
     server.addService(greeterService, {
       sayHello: (call: { request: { name: string } }, callback: sendUnaryData<{ message: string }>) => {

@@ -20,6 +20,7 @@ import { ReconnectingWebSocket } from '../../src/websocket/index.js';
 import { until } from '../grpc/support/record.js';
 import { type CountRequest, createTestClient, echo, startTestServer, type Tick } from '../grpc/support/service.js';
 import { startServer } from '../websocket/support/ws-server.js';
+import { refusedPort } from '../support/refused-port.js';
 
 const insecure = credentials.createInsecure();
 const FAST = {
@@ -100,15 +101,6 @@ async function silentListener(): Promise<{ port: number }> {
       }),
   );
   return { port: (net.address() as AddressInfo).port };
-}
-
-/** A port nothing listens on (connections are refused). */
-async function refusedPort(): Promise<number> {
-  const net = createServer();
-  await new Promise<void>((r) => net.listen(0, '127.0.0.1', r));
-  const { port } = net.address() as AddressInfo;
-  await new Promise((r) => net.close(r));
-  return port;
 }
 
 describe('adapters leave no handle behind', () => {

@@ -20,6 +20,7 @@ import { startFaultProxy } from '../../src/testing/fault-proxy.js';
 import { countClientSockets } from '../grpc/support/client-sockets.js';
 import { record, until } from '../grpc/support/record.js';
 import { createTestClient, echo } from '../grpc/support/service.js';
+import { refusedPort } from '../support/refused-port.js';
 
 const insecure = credentials.createInsecure();
 const FAST = {
@@ -66,16 +67,6 @@ async function countingServer(onSocket: (socket: Socket) => void) {
   return { port: address.port, accepted: () => accepted, open: () => sockets.size };
 }
 
-/** A port nothing listens on (bound, then released). */
-async function refusingPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  await new Promise((r) => server.close(r));
-  return address.port;
-}
-
 function managed(port: number) {
   const address = `127.0.0.1:${String(port)}`;
   const channel = new ManagedChannel(address, insecure, FAST);
@@ -99,7 +90,7 @@ function counted(port: number) {
 
 describe('ManagedChannel: one TCP connection per scheduled attempt, none after it', () => {
   it('refusing port: as many dials as attempts, also after close(); the error names ECONNREFUSED', async () => {
-    const port = await refusingPort();
+    const port = await refusedPort();
     const dials = counted(port);
     const { channel, log } = managed(port);
     channel.manager.connect();
@@ -179,7 +170,7 @@ describe('a ManagedChannel never keeps a process alive by itself', () => {
       if (!existsSync(join(root, 'dist/grpc/index.js')))
         throw new Error('dist/ is missing: run `npm run build` (npm test does)');
       const server = kind === 'blackhole' ? await countingServer(() => undefined) : undefined;
-      const port = server?.port ?? (await refusingPort());
+      const port = server?.port ?? (await refusedPort());
       const { stdout } = await promisify(execFile)(
         process.execPath,
         [join(root, 'test/fixtures/grpc-one-failing-call.mjs'), String(port)],

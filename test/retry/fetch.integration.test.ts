@@ -15,6 +15,7 @@ import {
   retry,
   type RetryOptions,
 } from '../../src/retry/index.js';
+import { refusedUrl } from '../support/refused-port.js';
 
 const servers: Server[] = [];
 const sockets = new Set<Socket>();
@@ -55,23 +56,6 @@ async function serve(
   return { url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/`, calls: () => n };
 }
 
-/** A port that refuses connections: listen, note the port, close. */
-async function closedPort(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      resolve();
-    }),
-  );
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) =>
-    server.close(() => {
-      resolve();
-    }),
-  );
-  return `http://127.0.0.1:${String(port)}/`;
-}
-
 const fast: RetryOptions = { backoff: constantBackoff(5), maxAttempts: 3 };
 
 async function getText(url: string, signal: AbortSignal, init: RequestInit = {}): Promise<string> {
@@ -107,7 +91,7 @@ describe('retry() with real fetch', () => {
   });
 
   it('connection refused: fetch throws TypeError("fetch failed") with an ECONNREFUSED cause, which proves nothing was sent', async () => {
-    const url = await closedPort();
+    const url = await refusedUrl();
     const error = await retry(({ signal }) => getText(url, signal, { method: 'POST' }), {
       ...fast,
       idempotency: 'never',

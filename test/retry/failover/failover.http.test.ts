@@ -13,6 +13,7 @@ import {
   failover,
   isFailoverError,
 } from '../../../src/retry/index.js';
+import { refusedUrl } from '../../support/refused-port.js';
 
 const servers: Server[] = [];
 const sockets = new Set<Socket>();
@@ -71,23 +72,6 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
   return served;
 }
 
-/** A port that refuses connections: listen, note the port, close. */
-async function downUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      resolve();
-    }),
-  );
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) =>
-    server.close(() => {
-      resolve();
-    }),
-  );
-  return `http://127.0.0.1:${String(port)}/`;
-}
-
 const slowHandler = (_req: IncomingMessage, res: ServerResponse): void => {
   const timer = setTimeout(() => res.end('slow'), 10_000);
   res.on('close', () => {
@@ -118,7 +102,7 @@ function post(name: string, url: string): FailoverProvider<string, string> {
 
 describe('failover with real HTTP providers', () => {
   it('down, slow, 429: the error says what each did; a later call skips them while they wait', async () => {
-    const down = await downUrl();
+    const down = await refusedUrl();
     const slow = await serve(slowHandler);
     const limited = await serve(limitedHandler);
     const send = failover([post('down', down), post('slow', slow.url), post('limited', limited.url)], {
@@ -152,7 +136,7 @@ describe('failover with real HTTP providers', () => {
   }, 20_000);
 
   it('the good provider serves once the others fail; the next call goes straight to it', async () => {
-    const down = await downUrl();
+    const down = await refusedUrl();
     const limited = await serve(limitedHandler);
     const good = await serve(goodHandler);
     const send = failover([post('down', down), post('limited', limited.url), post('good', good.url)]);

@@ -5,9 +5,9 @@
  * node:http2 sessions. Connections are counted on the server; no assertion is on speed.
  */
 import { once } from 'node:events';
-import { type IncomingMessage, type Server, createServer } from 'node:http';
+import { type IncomingMessage, createServer } from 'node:http';
 import { type Http2Session, connect as connectHttp2, createServer as createHttp2Server } from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { ConnectionManager, isRetryAfterError } from '../../src/index.js';
@@ -29,7 +29,7 @@ async function eventually(check: () => boolean, ms = 20_000, what = 'condition')
   }
 }
 
-async function listen(server: Server): Promise<number> {
+async function listen(server: NetServer): Promise<number> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   cleanups.push(
@@ -221,14 +221,7 @@ async function http2ServerWithSessions(): Promise<{
     sessions.add(s);
     s.once('close', () => sessions.delete(s));
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  cleanups.push(
-    () =>
-      new Promise((resolve) => {
-        server.close(resolve);
-      }),
-  );
+  await listen(server);
   cleanups.push(() => {
     for (const s of sessions) s.destroy();
   });

@@ -5,7 +5,7 @@
  *
  * This reads grpc-js internals, the same in 1.10 through 1.14: `channel.internalChannel
  * .subchannelPool.pool[target][i].subchannel`, its `transport.session` and its `backoffTimeout`. With
- * `grpc.use_local_subchannel_pool` (as every attempt of a ManagedChannel has), the pool holds only this
+ * `grpc.use_local_subchannel_pool` (as every channel of a ManagedChannel has), the pool holds only this
  * channel's subchannels. Any missing link yields nothing: a GOAWAY then goes unseen, and a reconnect
  * that grpc-js starts by itself is refused by the attempt's socket tracking (`socket-tracker.ts`)
  * instead of never being started. CI runs the gRPC suites against the oldest and newest supported

@@ -7,12 +7,8 @@
 export { channelState, type ChannelStateOptions, type WatchableChannel } from './channel-state.js';
 export { fromGrpcState, toGrpcState } from './grpc-connectivity.js';
 export { http2Connector, type Http2ConnectorOptions } from './http2-connector.js';
-export {
-  ManagedChannel,
-  managedChannelFactory,
-  grpcChannelConnector,
-  type ManagedChannelOptions,
-} from './managed-channel.js';
+export { ManagedChannel, managedChannelFactory, type ManagedChannelOptions } from './managed-channel.js';
+export { grpcChannelConnector } from './grpc-channel-connector.js';
 export { ManagedCall, type GrpcCall } from './managed-call.js';
 export { ResilientStream, type ResilientStreamOptions, type ResponseStream } from './resilient-stream.js';
 export { GoawayError, isGoawayError } from './goaway-error.js';

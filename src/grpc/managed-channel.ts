@@ -1,15 +1,17 @@
 /**
  * A grpc-js Channel whose connection lifecycle redialer governs, for existing client code.
  *
- * Design: each connection attempt of a {@link ConnectionManager} creates a fresh grpc-js channel (its
- * own subchannel pool, so nothing is shared with other attempts) and asks it to connect once. grpc-js
- * reports READY only after the server's HTTP/2 SETTINGS frame (its transport resolves the session on
- * `remoteSettings`), so READY here means the same. The attempt fails as soon as that channel reports
- * TRANSIENT_FAILURE, and is cut by the manager at max(backoff deadline, minConnectTimeout) — grpc-js
+ * Design: a {@link ConnectionManager} runs the connection attempts, each on a grpc-js channel with its
+ * own subchannel pool (nothing is shared with other channels), asked to connect once. A run of
+ * attempts (failures, the connection, its loss, the reconnect) shares one such channel, whose
+ * subchannel dials only when the manager starts an attempt; the channel is closed when the manager goes
+ * IDLE or shuts down (see `grpc-channel-connector.ts`). grpc-js reports READY only after the server's HTTP/2 SETTINGS frame (its transport resolves the session on
+ * `remoteSettings`), so READY here means the same. The attempt fails as soon as its connection fails,
+ * and is cut by the manager at max(backoff deadline, minConnectTimeout) — grpc-js
  * by itself would wait for SETTINGS forever (grpc/grpc-node#2785). Closing a grpc-js channel does not
  * close a socket still waiting for SETTINGS, so the attempt tracks the sockets it opens (see
  * `socket-tracker.ts`) and resets them when it is cut. grpc-js's own reconnect loop never runs: a
- * channel that leaves READY is closed and the manager opens the next one with gRPC's backoff. The
+ * connection that leaves READY ends the attempt, and the manager starts the next with gRPC's backoff. The
  * backoff resets once a connection has stayed READY for `minUptime` (the manager's default, 5 s);
  * `minUptime: 0` resets it at the SETTINGS frame itself, as gRPC specifies.
  * Calls go through grpc-js's normal call stack (framing, metadata, deadlines, compression,
@@ -31,7 +33,7 @@
  * @module
  */
 import {
-  Channel as GrpcChannel,
+  type Channel as GrpcChannel,
   ChannelCredentials,
   type ChannelInterface,
   type ChannelOptions,
@@ -39,33 +41,19 @@ import {
   status as Status,
   type connectivityState as GrpcState,
 } from '@grpc/grpc-js';
-import type { EventEmitter } from 'node:events';
-import { isIPv4, isIPv6 } from 'node:net';
-import { asyncScheduler, Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { asyncScheduler, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import { ConnectionManager } from '../connection-manager.js';
 import type { ConnectionManagerOptions } from '../connection-options.js';
 import type { ConnectionSnapshot } from '../connection-snapshot.js';
 import type { Connector } from '../connector.js';
 import { MAX_DELAY_MS } from '../backoff/backoff.js';
-import { ConnectionClosedError } from '../errors/connection-closed-error.js';
-import { permanent } from '../errors/permanent-error.js';
 import { happyEyeballs } from '../failover/happy-eyeballs.js';
 import { scheduleTimerAt } from '../timing/schedule-timer.js';
 import { unrefScheduler } from '../unref-scheduler.js';
 import { checkOptionsObject, describeValue, optionalBoolean } from '../validate.js';
-import { channelState } from './channel-state.js';
-import { ConnectionFailedError } from './connection-failed-error.js';
-import { GoawayError } from './goaway-error.js';
-import { grpcJsSessions, stopGrpcJsReconnects } from './grpc-js-internals.js';
+import { GrpcChannelAttempts } from './grpc-channel-connector.js';
 import { toGrpcState } from './grpc-connectivity.js';
-import {
-  channelOptionNumber,
-  KEEPALIVE_OPTIONS,
-  KeepalivePolicy,
-  type KeepaliveOptions,
-  pickKeepalive,
-} from './keepalive.js';
-import { type SocketTracking, trackSockets } from './socket-tracker.js';
+import { KEEPALIVE_OPTIONS, type KeepaliveOptions, pickKeepalive } from './keepalive.js';
 import { without } from './without.js';
 import { type CallHost, ManagedCall } from './managed-call.js';
 
@@ -99,164 +87,6 @@ export interface ManagedChannelOptions
 
 type ChannelRef = ReturnType<ChannelInterface['getChannelzRef']>;
 
-/** Bytes read so far on an HTTP/2 session's socket (undefined when Node does not say). */
-function bytesRead(session: EventEmitter): number | undefined {
-  const socket = (session as { socket?: { bytesRead?: unknown } }).socket;
-  return typeof socket?.bytesRead === 'number' ? socket.bytesRead : undefined;
-}
-
-/** What ended an attempt's connection, from what its sockets and HTTP/2 session reported. */
-function causeOf(tracking: SocketTracking, goaway: GoawayError | undefined): Error | undefined {
-  return goaway ?? tracking.errors[0];
-}
-
-/**
- * `target` with grpc-js's `ipv4:`/`ipv6:` scheme when it is a bare IP address and port, else `target`
- * itself. grpc-js resolves such a target the same way under either scheme (no lookup, the same
- * authority), but its default `dns:` resolver builds a DNS client for every channel, which for a
- * channel per attempt is a large share of the attempt's cost.
- */
-export function ipLiteralTarget(target: string): string {
-  const v4 = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(target);
-  if (v4 !== null && isIPv4(v4[1] ?? '')) return `ipv4:${target}`;
-  const v6 = /^\[([0-9A-Fa-f:.]+)\]:\d{1,5}$/.exec(target);
-  if (v6 !== null && isIPv6(v6[1] ?? '')) return `ipv6:${target}`;
-  return target;
-}
-
-/** grpc-js channel options for one connection with the keepalive time in force now. */
-function connectionOptions(channelOptions: ChannelOptions, keepalive: KeepalivePolicy): ChannelOptions {
-  const options: ChannelOptions = {
-    // A channel per attempt would register in channelz and leave it again; the user may still ask.
-    'grpc.enable_channelz': 0,
-    ...channelOptions,
-    // Nothing shared with other attempts: a fresh subchannel, with no backoff state of its own.
-    'grpc.use_local_subchannel_pool': 1,
-    // The manager decides when a connection ends; grpc-js must not idle it away underneath.
-    'grpc.client_idle_timeout_ms': MAX_DELAY_MS,
-    'grpc.keepalive_timeout_ms': keepalive.timeout,
-    'grpc.keepalive_permit_without_calls': keepalive.withoutCalls ? 1 : 0,
-  };
-  if (keepalive.time === Infinity) delete options['grpc.keepalive_time_ms'];
-  else options['grpc.keepalive_time_ms'] = keepalive.time;
-  return options;
-}
-
-/** The keepalive options, taken from grpc-js's channel options where the redialer ones are not given. */
-function keepaliveFrom(raw: Readonly<Record<string, unknown>>, channelOptions: ChannelOptions): KeepalivePolicy {
-  const time = channelOptionNumber(channelOptions['grpc.keepalive_time_ms'], 'grpc.keepalive_time_ms');
-  const timeout = channelOptionNumber(channelOptions['grpc.keepalive_timeout_ms'], 'grpc.keepalive_timeout_ms');
-  const permit = channelOptions['grpc.keepalive_permit_without_calls'] as unknown;
-  return new KeepalivePolicy({
-    ...raw,
-    keepaliveTime: raw['keepaliveTime'] ?? (time === undefined || time <= 0 ? undefined : time),
-    keepaliveTimeout: raw['keepaliveTimeout'] ?? (timeout === undefined || timeout <= 0 ? undefined : timeout),
-    keepaliveWithoutCalls:
-      raw['keepaliveWithoutCalls'] ?? (permit === undefined ? undefined : permit === 1 || permit === true),
-  });
-}
-
-/**
- * The connector behind a ManagedChannel: one grpc-js channel per attempt, established on READY. Every
- * TCP connection it opens belongs to the attempt that opened it: a connection still waiting for
- * SETTINGS is reset when the attempt is cut, and grpc-js's own reconnect timers never dial again once
- * the attempt has ended. Keepalive follows gRFC A8 ({@link KeepaliveOptions}, or grpc-js's
- * `grpc.keepalive_*` channel options when those are not given): a "too_many_pings" GOAWAY doubles the
- * keepalive time of every later connection of this connector.
- */
-export function grpcChannelConnector(
-  target: string,
-  credentials: ChannelCredentials,
-  channelOptions: ChannelOptions = {},
-  keepaliveOptions: KeepaliveOptions = {},
-): Connector<GrpcChannel> {
-  const keepalive = keepaliveFrom(checkOptionsObject('keepalive options', keepaliveOptions), channelOptions);
-  const resolverTarget = ipLiteralTarget(target);
-  return () =>
-    new Observable<GrpcChannel>((subscriber) => {
-      let channel: GrpcChannel;
-      try {
-        channel = new GrpcChannel(resolverTarget, credentials, connectionOptions(channelOptions, keepalive));
-      } catch (error) {
-        // A bad target or bad credentials will not get better by retrying.
-        subscriber.error(permanent(error));
-        return undefined;
-      }
-      // 'settings': grpc-js says READY but the server's SETTINGS frame has not been read yet (grpc-js
-      // 1.10 reports READY at TCP/TLS connect); the attempt is not established until it has been.
-      let phase: 'connecting' | 'settings' | 'ready' = 'connecting';
-      let goaway: GoawayError | undefined;
-      const onGoaway = (errorCode: number, lastStreamId?: number, opaqueData?: Buffer): void => {
-        goaway ??= new GoawayError(errorCode, lastStreamId, opaqueData);
-      };
-      const sessions: EventEmitter[] = [];
-      const established = (): void => {
-        if (subscriber.closed || phase !== 'settings') return;
-        phase = 'ready';
-        subscriber.next(channel);
-      };
-      // Connect inside a tracking context: every socket grpc-js opens for this attempt is known.
-      const tracking = trackSockets(() => {
-        channel.getConnectivityState(true);
-      });
-      const end = (error: Error): void => {
-        keepalive.onConnectionEnded(target, error);
-        subscriber.error(error);
-      };
-      const watch = channelState(channel).subscribe((state) => {
-        if (state === 'READY') {
-          phase = 'settings';
-          // grpc-js reports READY just before it stores the connection's transport: look once that is done.
-          queueMicrotask(() => {
-            if (subscriber.closed) return;
-            for (const session of grpcJsSessions(channel)) {
-              // Hear the server's GOAWAY (code and debug data) before grpc-js reacts to it.
-              session.prependListener('goaway', onGoaway);
-              sessions.push(session);
-            }
-            // Nothing read from the server yet: its SETTINGS frame is still to come. grpc-js has removed
-            // the session's listeners, which turns Node's 'remoteSettings' event off; the server's ACK of
-            // our SETTINGS ('localSettings') follows its own SETTINGS frame and still arrives.
-            const waiting = sessions.find((session) => bytesRead(session) === 0);
-            if (waiting === undefined) established();
-            else {
-              waiting.once('remoteSettings', established);
-              waiting.once('localSettings', established);
-            }
-          });
-        } else if (phase === 'ready') {
-          const cause = causeOf(tracking, goaway);
-          end(
-            cause instanceof GoawayError
-              ? cause
-              : new ConnectionClosedError(
-                  cause === undefined
-                    ? `the connection to ${target} was lost`
-                    : `the connection to ${target} was lost: ${cause.message}`,
-                  { cause },
-                ),
-          );
-        } else if (phase === 'settings' || state === 'TRANSIENT_FAILURE' || state === 'SHUTDOWN') {
-          end(new ConnectionFailedError(target, state, causeOf(tracking, goaway), tracking.sockets.size > 0));
-        }
-      });
-      return () => {
-        watch.unsubscribe();
-        for (const session of sessions) {
-          session.off('goaway', onGoaway);
-          session.off('remoteSettings', established);
-          session.off('localSettings', established);
-        }
-        // grpc-js must not dial again for an attempt (closing the channel empties its subchannel pool).
-        if (phase !== 'ready') stopGrpcJsReconnects(channel);
-        channel.close();
-        // An established connection closes gracefully with the channel; an attempt must be cut.
-        if (phase !== 'ready') tracking.destroyAll();
-        tracking.end();
-      };
-    });
-}
-
 /**
  * A grpc-js `Channel` whose connection is kept by a {@link ConnectionManager} with gRPC's
  * connection-backoff protocol; see the module notes for the design and for in-flight calls.
@@ -280,6 +110,7 @@ export class ManagedChannel implements ChannelInterface {
   readonly #watch: Subscription;
   readonly #host: CallHost;
   readonly #scheduler: SchedulerLike;
+  readonly #attempts: readonly GrpcChannelAttempts[];
   /** Holds the process open while calls wait for a connection, as grpc-js does for its queued calls. */
   #hold: ReturnType<typeof setInterval> | undefined;
 
@@ -331,21 +162,21 @@ export class ManagedChannel implements ChannelInterface {
     const first = addresses[0] ?? '';
     this.#target = first;
     const keepalive = pickKeepalive(options);
+    // Consecutive failed attempts share a channel; it is released when the manager stops trying.
+    const candidates = addresses.map((address) => {
+      const attempts = new GrpcChannelAttempts(address, credentials, channelOptions, keepalive, true);
+      return { label: address, attempts, connector: attempts.connector };
+    });
+    this.#attempts = candidates.map((candidate) => candidate.attempts);
     const connector: Connector<GrpcChannel> =
-      addresses.length === 1
-        ? grpcChannelConnector(first, credentials, channelOptions, keepalive)
-        : happyEyeballs(
-            addresses.map((address) => ({
-              label: address,
-              connector: grpcChannelConnector(address, credentials, channelOptions, keepalive),
-            })),
-            {
-              attemptDelay: raw['attemptDelay'] as number | undefined,
-              backoff: options.backoff,
-              scheduler: this.#scheduler,
-              random: options.random,
-            },
-          );
+      candidates.length === 1 && candidates[0] !== undefined
+        ? candidates[0].connector
+        : happyEyeballs(candidates, {
+            attemptDelay: raw['attemptDelay'] as number | undefined,
+            backoff: options.backoff,
+            scheduler: this.#scheduler,
+            random: options.random,
+          });
     this.manager = new ConnectionManager<GrpcChannel>({ ...managerOptions, scheduler: this.#scheduler, connector });
     this.state$ = this.manager.state$;
     this.#host = {
@@ -399,6 +230,7 @@ export class ManagedChannel implements ChannelInterface {
   }
 
   #onState(snapshot: ConnectionSnapshot<GrpcChannel>): void {
+    if (snapshot.state === 'IDLE' || snapshot.state === 'SHUTDOWN') this.#release();
     if (this.#pending.size === 0) return;
     const calls = [...this.#pending];
     switch (snapshot.state) {
@@ -428,6 +260,12 @@ export class ManagedChannel implements ChannelInterface {
   close(): void {
     this.manager.shutdown();
     this.#watch.unsubscribe();
+    this.#release();
+  }
+
+  /** Closes the channels kept from failed attempts: no attempt follows until the next connect(). */
+  #release(): void {
+    for (const attempts of this.#attempts) attempts.release();
   }
 
   /** The target this channel connects to. */

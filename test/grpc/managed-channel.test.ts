@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { grpcBackoff, isConnectTimeoutError } from '../../src/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import { isConnectionFailedError, ManagedChannel, managedChannelFactory } from '../../src/grpc/index.js';
-import { ipLiteralTarget } from '../../src/grpc/managed-channel.js';
+import { ipLiteralTarget } from '../../src/grpc/grpc-channel-connector.js';
 import { onSchedule, record, until, waitsAfterAttempts } from './support/record.js';
 import {
   createTestClient,

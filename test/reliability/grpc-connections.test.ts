@@ -16,10 +16,11 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { grpcBackoff } from '../../src/index.js';
 import { isConnectionFailedError, ManagedChannel } from '../../src/grpc/index.js';
+import { AttemptGate } from '../../src/grpc/attempt-gate.js';
 import { startFaultProxy } from '../../src/testing/fault-proxy.js';
 import { countClientSockets } from '../grpc/support/client-sockets.js';
 import { record, until } from '../grpc/support/record.js';
-import { createTestClient, echo } from '../grpc/support/service.js';
+import { createTestClient, echo, startTestServer } from '../grpc/support/service.js';
 import { refusedPort } from '../support/refused-port.js';
 
 const insecure = credentials.createInsecure();
@@ -160,6 +161,142 @@ describe('ManagedChannel: one TCP connection per scheduled attempt, none after i
     expect(dials.dialled()).toBe(attempts);
     expect(proxy.open).toBe(0);
     expect(dials.open()).toBe(0);
+  });
+});
+
+describe('ManagedChannel: failed attempts and reconnects share one grpc-js channel', () => {
+  /** Counts the grpc-js channels the ManagedChannel builds (each is bound to a new gate) and closes. */
+  function channelsBuilt() {
+    const built = vi.spyOn(AttemptGate.prototype, 'channelOptions');
+    const disposed = vi.spyOn(AttemptGate.prototype, 'dispose');
+    const restore = (): void => {
+      built.mockRestore();
+      disposed.mockRestore();
+    };
+    cleanup.push(restore);
+    return {
+      restore,
+      /** Channels built for attempts, with or without a gate. */
+      built: () => built.mock.calls.length,
+      /** Those built under a gate. */
+      gated: () => built.mock.results.filter((result) => result.value !== undefined).length,
+      disposed: () => disposed.mock.calls.length,
+    };
+  }
+
+  it('refused attempts, the connection, its loss and the reconnect run on one channel, one dial per attempt', async () => {
+    const s = await startTestServer();
+    cleanup.push(() => s.close());
+    await s.kill();
+    const dials = counted(s.port);
+    const channels = channelsBuilt();
+    const { channel, log, client } = managed(s.port);
+    channel.manager.connect();
+    await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 3);
+    await s.restart();
+    const first = await until(channel.state$, (x) => x.state === 'READY');
+    await expect(echo(client, 'up')).resolves.toEqual({ text: 'up' });
+    await s.crash();
+    await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 2);
+    await s.restart();
+    const second = await until(channel.state$, (x) => x.state === 'READY');
+    await expect(echo(client, 'again')).resolves.toEqual({ text: 'again' });
+    if (first.state !== 'READY' || second.state !== 'READY') throw new Error('not READY');
+    // One grpc-js channel served every attempt, and its connection was replaced in it.
+    expect(second.connection).toBe(first.connection);
+    expect(channels.built()).toBe(1);
+    channel.close();
+    await sleep(LINGER);
+    expect(first.connection.getConnectivityState(false)).toBe(4 /* SHUTDOWN */);
+    expect(channels.disposed()).toBe(1);
+    // Still one dial per attempt (the gate lets grpc-js dial only when an attempt starts), none after close().
+    expect(dials.dialled()).toBe(log.starts().length);
+    expect(dials.refused()).toBe(0);
+    expect(dials.open()).toBe(0);
+  });
+
+  it('a manager that stops trying closes the kept channel: IDLE after a loss (autoReconnect: false), SHUTDOWN when retries run out', async () => {
+    const s = await startTestServer();
+    cleanup.push(() => s.close());
+    const channels = channelsBuilt();
+    const idle = new ManagedChannel(s.address, insecure, { ...FAST, autoReconnect: false });
+    cleanup.push(() => {
+      idle.close();
+    });
+    idle.manager.connect();
+    const ready = await until(idle.state$, (x) => x.state === 'READY');
+    if (ready.state !== 'READY') throw new Error('not READY');
+    await s.crash();
+    await until(idle.state$, (x) => x.state === 'IDLE');
+    // Kept after the loss, released as the manager went IDLE.
+    expect(channels.disposed()).toBe(1);
+    expect(ready.connection.getConnectivityState(false)).toBe(4 /* SHUTDOWN */);
+    await s.restart();
+    idle.manager.connect();
+    await until(idle.state$, (x) => x.state === 'READY');
+    expect(channels.built()).toBe(2);
+    idle.close();
+    expect(channels.disposed()).toBe(2);
+
+    await s.kill();
+    const dials = counted(s.port);
+    const limited = new ManagedChannel(s.address, insecure, { ...FAST, maxRetries: 2 });
+    const log = record(limited.state$);
+    limited.manager.connect();
+    await until(limited.state$, (x) => x.state === 'SHUTDOWN');
+    expect(channels.built()).toBe(3);
+    expect(channels.disposed()).toBe(3);
+    await sleep(LINGER);
+    expect(log.starts()).toHaveLength(3);
+    expect(dials.dialled()).toBe(3);
+    expect(dials.refused()).toBe(0);
+  });
+
+  it("the user's service config applies under the gate; one that picks a load-balancing policy gets a channel per attempt", async () => {
+    const s = await startTestServer({
+      count: (call) => {
+        call.write({ seq: 1 });
+      },
+    });
+    cleanup.push(() => s.close());
+    const methodConfig = [{ name: [{ service: 'redialer.test.Test', method: 'Count' }], timeout: '0.3s' }];
+    for (const [serviceConfig, gated] of [
+      [{ methodConfig }, true],
+      [{ methodConfig, loadBalancingConfig: [{ pick_first: {} }] }, false],
+    ] as const) {
+      await s.kill();
+      const channels = channelsBuilt();
+      const channel = new ManagedChannel(s.address, insecure, {
+        ...FAST,
+        channelOptions: { 'grpc.service_config': JSON.stringify(serviceConfig) },
+      });
+      cleanup.push(() => {
+        channel.close();
+      });
+      const client = createTestClient(s.address, insecure, { channelOverride: channel });
+      const log = record(channel.state$);
+      channel.manager.connect();
+      await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 2);
+      await s.restart();
+      await until(channel.state$, (x) => x.state === 'READY');
+      // The method config's timeout ends a stream the server never ends.
+      const ended = await new Promise<unknown>((resolve) => {
+        const stream = client.count({ from: 1 });
+        stream.on('data', () => undefined);
+        stream.on('error', resolve);
+      });
+      expect(ended).toMatchObject({ code: status.DEADLINE_EXCEEDED });
+      if (gated) {
+        expect(channels.built()).toBe(1);
+        expect(channels.gated()).toBe(1);
+      } else {
+        expect(channels.built()).toBe(log.starts().length);
+        expect(channels.gated()).toBe(0);
+      }
+      channel.close();
+      client.close();
+      channels.restore();
+    }
   });
 });
 

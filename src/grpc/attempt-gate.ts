@@ -1,0 +1,305 @@
+/**
+ * A grpc-js load-balancing policy under which only redialer starts a dial, so that one grpc-js channel
+ * can serve a whole run of failed connection attempts instead of a new channel per attempt.
+ *
+ * grpc-js's `pick_first` asks a failed subchannel to connect again as soon as it can, on grpc-js's own
+ * backoff, and stays in a sticky TRANSIENT_FAILURE that hides every later failure from the channel's
+ * state. The policy here wraps `pick_first` and hands it subchannels whose `startConnecting()` passes
+ * only while the gate is open. The gate opens when redialer starts an attempt and shuts, before
+ * `pick_first` hears of it, when every subchannel has failed; the attempt learns of the failure from the
+ * gate. grpc-js's public experimental API carries it (`registerLoadBalancerType`,
+ * `ChildLoadBalancerHandler`, `BaseSubchannelWrapper`), the same from grpc-js 1.10 to 1.14.
+ *
+ * A channel is bound to its gate through the gate's id in the channel's default service config. When
+ * grpc-js does not build the policy (a resolver that supplies its own service config), the gate stays
+ * unbound and the caller treats the channel as it would without one.
+ * @module
+ */
+import { type ChannelOptions, connectivityState, experimental } from '@grpc/grpc-js';
+
+type SubchannelInterface = experimental.SubchannelInterface;
+type ChannelControlHelper = experimental.ChannelControlHelper;
+type TypedLoadBalancingConfig = experimental.TypedLoadBalancingConfig;
+type Picker = experimental.Picker;
+
+const POLICY = 'redialer_attempt_gate';
+
+/** The gates of live channels, by id: the policy instance finds its gate here. */
+const gates = new Map<string, AttemptGate>();
+let nextId = 0;
+let registered = false;
+
+/** The policy's configuration: which gate it answers to. */
+class GateConfig implements TypedLoadBalancingConfig {
+  constructor(readonly id: string) {}
+
+  getLoadBalancerName(): string {
+    return POLICY;
+  }
+
+  toJsonObject(): object {
+    return { [POLICY]: { id: this.id } };
+  }
+
+  static createFromJson(json: unknown): GateConfig {
+    const id = (json as { id?: unknown } | null)?.id;
+    if (typeof id !== 'string') throw new Error(`${POLICY} config needs an id string`);
+    return new GateConfig(id);
+  }
+}
+
+/** A subchannel that connects only while its gate is open. */
+class GatedSubchannel extends experimental.BaseSubchannelWrapper {
+  constructor(
+    child: SubchannelInterface,
+    private readonly gate: AttemptGate,
+  ) {
+    super(child);
+  }
+
+  override startConnecting(): void {
+    if (this.gate.isOpen) super.startConnecting();
+  }
+}
+
+type ChildHandler = experimental.LoadBalancer;
+type ChildHandlerConstructor = new (helper: ChannelControlHelper, ...rest: unknown[]) => ChildHandler;
+
+/** The policy: `pick_first` with gated subchannels. */
+class GateBalancer implements experimental.LoadBalancer {
+  readonly #child: ChildHandler;
+  readonly #pickFirst = experimental.parseLoadBalancingConfig({ pick_first: {} });
+  #gate: AttemptGate | undefined;
+
+  // grpc-js 1.10 passes the channel options as a second argument, which its child handler needs too.
+  constructor(helper: ChannelControlHelper, ...rest: unknown[]) {
+    const childHelper = experimental.createChildChannelControlHelper(helper, {
+      createSubchannel: (address, args) => {
+        const subchannel = helper.createSubchannel(address, args);
+        return this.#gate === undefined ? subchannel : this.#gate.adopt(subchannel);
+      },
+      // pick_first asks after every failure; a target that is an address resolves to itself again.
+      requestReresolution: () => {
+        if (this.#gate?.reresolve !== false) helper.requestReresolution();
+      },
+      updateState: (state: connectivityState, picker: Picker, ...details: unknown[]) => {
+        this.#gate?.onChildState(state);
+        (helper.updateState as (state: connectivityState, picker: Picker, ...details: unknown[]) => void)(
+          state,
+          picker,
+          ...details,
+        );
+      },
+    });
+    const Handler = experimental.ChildLoadBalancerHandler as unknown as ChildHandlerConstructor;
+    this.#child = new Handler(childHelper, ...rest);
+  }
+
+  updateAddressList(endpoints: unknown, config: TypedLoadBalancingConfig, ...rest: unknown[]): boolean {
+    if (config instanceof GateConfig && this.#gate === undefined) {
+      // A config whose gate is gone (a closed channel) leaves the policy an open, plain pick_first.
+      this.#gate = gates.get(config.id)?.bind();
+    }
+    this.#gate?.beginSubchannelList();
+    // grpc-js 1.10 returns nothing; 1.14 whether the update was accepted.
+    const child = this.#child as unknown as { updateAddressList(...args: unknown[]): boolean | undefined };
+    return child.updateAddressList(endpoints, this.#pickFirst, ...rest) ?? true;
+  }
+
+  exitIdle(): void {
+    this.#gate?.beginSubchannelList();
+    this.#child.exitIdle();
+  }
+
+  resetBackoff(): void {
+    this.#child.resetBackoff();
+  }
+
+  destroy(): void {
+    this.#child.destroy();
+  }
+
+  getTypeName(): string {
+    return POLICY;
+  }
+}
+
+function register(): void {
+  if (registered) return;
+  experimental.registerLoadBalancerType(POLICY, GateBalancer, GateConfig);
+  registered = true;
+}
+
+/**
+ * The gate of one grpc-js channel. Open from creation until the first failure; the owner then decides
+ * whether to reuse the channel ({@link reusable}, {@link reopen}) or to close it ({@link dispose}).
+ */
+export class AttemptGate {
+  readonly #id = String(nextId++);
+  #open = true;
+  /** What `pick_first` reported last. */
+  #childState = connectivityState.IDLE;
+  #bound = false;
+  #disposed = false;
+  /** The subchannels `pick_first` was given for its current address list. */
+  #subchannels: SubchannelInterface[] = [];
+  /** Whether the next subchannel adopted starts a new list. */
+  #newList = true;
+  /** The real subchannels among them that failed since the gate opened. */
+  readonly #failed = new Set<SubchannelInterface>();
+  #onFailure: (() => void) | undefined;
+  readonly #listener = (subchannel: SubchannelInterface, _previous: unknown, state: connectivityState): void => {
+    if (state !== connectivityState.TRANSIENT_FAILURE || !this.#open) return;
+    this.#failed.add(subchannel);
+    if (this.#subchannels.every((s) => this.#failed.has(s.getRealSubchannel()))) this.#fail();
+  };
+
+  /**
+   * Whether the channel's target is resolved again when `pick_first` asks for it after a failure;
+   * false for a target that is already an address (`ipv4:`, `ipv6:`, `unix:`), whose resolution
+   * cannot change.
+   */
+  readonly reresolve: boolean;
+
+  constructor(target: string) {
+    register();
+    this.reresolve = !/^(ipv4|ipv6|unix|unix-abstract):/.test(target);
+    gates.set(this.#id, this);
+  }
+
+  /**
+   * Sets what to call (on a microtask) when the open gate shuts because the channel failed to connect:
+   * once per attempt, before it starts.
+   */
+  listen(onFailure: () => void): void {
+    this.#onFailure = onFailure;
+  }
+
+  /**
+   * The channel options that bind a channel to this gate, made from `options`; `undefined` when the
+   * options choose a load-balancing policy of their own, or a service config that is not valid JSON
+   * (grpc-js reports it when the channel is built).
+   */
+  channelOptions(options: ChannelOptions): ChannelOptions | undefined {
+    const given: unknown = options['grpc.service_config'];
+    let serviceConfig: Record<string, unknown> = {};
+    if (given !== undefined) {
+      if (typeof given !== 'string') return undefined;
+      try {
+        const parsed: unknown = JSON.parse(given);
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+        serviceConfig = parsed as Record<string, unknown>;
+      } catch {
+        return undefined;
+      }
+      if ('loadBalancingConfig' in serviceConfig || 'loadBalancingPolicy' in serviceConfig) return undefined;
+    }
+    return {
+      ...options,
+      'grpc.service_config': JSON.stringify({
+        ...serviceConfig,
+        loadBalancingConfig: [{ [POLICY]: { id: this.#id } }],
+      }),
+      // Only the gate lets a subchannel dial, so grpc-js's own backoff only delays a subchannel's
+      // return to IDLE after a failure: it must be over before redialer's next attempt.
+      'grpc.initial_reconnect_backoff_ms': 1,
+      'grpc.max_reconnect_backoff_ms': 1,
+    };
+  }
+
+  /** Whether a subchannel may start connecting now. */
+  get isOpen(): boolean {
+    return this.#open;
+  }
+
+  /** Whether grpc-js built the policy for this gate's channel. */
+  get bound(): boolean {
+    return this.#bound;
+  }
+
+  /**
+   * Whether the channel can serve the next attempt: its policy is bound and the gate is shut, and either
+   * `pick_first` went IDLE (its connection was lost; leaving IDLE builds its subchannel list again) or
+   * it failed with a single subchannel that is back to IDLE. Either way a dial started now is the only one.
+   */
+  get reusable(): boolean {
+    if (!this.#bound || this.#open || this.#disposed) return false;
+    if (this.#childState === connectivityState.IDLE) return true;
+    const [only, ...more] = this.#subchannels;
+    return only !== undefined && more.length === 0 && only.getConnectivityState() === connectivityState.IDLE;
+  }
+
+  /**
+   * Opens the gate for a new attempt (see {@link reusable}). After a failure the subchannel starts
+   * connecting; after a lost connection, the caller asks the channel to leave IDLE.
+   */
+  reopen(): void {
+    this.#open = true;
+    this.#failed.clear();
+    if (this.#childState === connectivityState.IDLE) return;
+    for (const subchannel of this.#subchannels) subchannel.startConnecting();
+  }
+
+  /** Shuts the gate until {@link reopen}: the channel's connection was lost, and it waits for the next attempt. */
+  shut(): void {
+    this.#open = false;
+  }
+
+  /** Shuts the gate for good: no subchannel of the channel dials again. Call it when closing the channel. */
+  dispose(): void {
+    this.#open = false;
+    this.#disposed = true;
+    this.#subchannels = [];
+    gates.delete(this.#id);
+  }
+
+  /** @internal The policy instance of this gate's channel has found it. */
+  bind(): this {
+    this.#bound = true;
+    return this;
+  }
+
+  /**
+   * @internal `pick_first` may create the subchannels of a new address list now: it creates a whole
+   * list at once, and only in an address update or when it leaves IDLE (both come through here), so the
+   * next subchannel adopted starts a new list. A call that creates none keeps the current one.
+   */
+  beginSubchannelList(): void {
+    this.#newList = true;
+  }
+
+  /** @internal Wraps a subchannel `pick_first` asked for, and hears its failures before `pick_first` does. */
+  adopt(subchannel: SubchannelInterface): SubchannelInterface {
+    if (this.#disposed) return subchannel;
+    // One listener function per gate: the subchannel's listener set keeps it once however often it is added.
+    subchannel.addConnectivityStateListener(this.#listener);
+    const gated = new GatedSubchannel(subchannel, this);
+    if (this.#newList) {
+      this.#subchannels = [];
+      this.#newList = false;
+    }
+    this.#subchannels.push(gated);
+    if (subchannel.getConnectivityState() === connectivityState.TRANSIENT_FAILURE) {
+      this.#failed.add(subchannel.getRealSubchannel());
+    }
+    return gated;
+  }
+
+  /**
+   * @internal What `pick_first` reports. Subchannel failures are heard from the subchannels; this adds
+   * a failure with no subchannel to blame (a resolution with no address). `pick_first`'s other
+   * TRANSIENT_FAILURE reports repeat its sticky state, also while a new attempt is connecting.
+   */
+  onChildState(state: connectivityState): void {
+    this.#childState = state;
+    if (state === connectivityState.TRANSIENT_FAILURE && this.#open && this.#subchannels.length === 0) this.#fail();
+  }
+
+  #fail(): void {
+    if (this.#disposed) return;
+    this.#open = false;
+    const onFailure = this.#onFailure;
+    // Not from inside grpc-js's listener loop: the owner may close the channel in response.
+    if (onFailure !== undefined) queueMicrotask(onFailure);
+  }
+}

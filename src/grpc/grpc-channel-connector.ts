@@ -1,0 +1,314 @@
+/**
+ * The connector behind a ManagedChannel: each connection attempt runs on a grpc-js channel of its own
+ * making, established on READY once the server's SETTINGS frame has been read.
+ *
+ * Every TCP connection an attempt opens belongs to that attempt (see `socket-tracker.ts`): a
+ * connection still waiting for SETTINGS is reset when the attempt is cut, and grpc-js's own reconnect
+ * timers never dial for an attempt that has ended. Keepalive follows gRFC A8.
+ *
+ * With `reuse` ({@link GrpcChannelAttempts}), one channel serves a run of attempts: failed attempts,
+ * the connection that follows, its loss and the reconnect. The channel runs under an
+ * {@link AttemptGate}, which lets its subchannel dial only when redialer starts an attempt, and a
+ * channel whose attempt failed, or whose established connection was lost, is kept for the next
+ * attempt. Bringing up a grpc-js channel (resolver, load balancer, subchannel) costs more than a
+ * failed dial, and a plain grpc-js channel pays it once, not once per attempt. Calls still running on
+ * a connection that received GOAWAY go on on its HTTP/2 session, as in a plain grpc-js channel. A
+ * channel is closed, never kept, when its attempt is cut or fails before SETTINGS.
+ * @module
+ */
+import { Channel as GrpcChannel, type ChannelCredentials, type ChannelOptions } from '@grpc/grpc-js';
+import type { EventEmitter } from 'node:events';
+import { isIPv4, isIPv6 } from 'node:net';
+import { Observable } from 'rxjs';
+import type { Connector } from '../connector.js';
+import { MAX_DELAY_MS } from '../backoff/backoff.js';
+import { ConnectionClosedError } from '../errors/connection-closed-error.js';
+import { permanent } from '../errors/permanent-error.js';
+import { checkOptionsObject } from '../validate.js';
+import { AttemptGate } from './attempt-gate.js';
+import { channelState } from './channel-state.js';
+import { ConnectionFailedError } from './connection-failed-error.js';
+import { GoawayError } from './goaway-error.js';
+import { grpcJsSessions, stopGrpcJsReconnects } from './grpc-js-internals.js';
+import { channelOptionNumber, KeepalivePolicy, type KeepaliveOptions } from './keepalive.js';
+import { type SocketTracking, trackSockets } from './socket-tracker.js';
+
+/** Bytes read so far on an HTTP/2 session's socket (undefined when Node does not say). */
+function bytesRead(session: EventEmitter): number | undefined {
+  const socket = (session as { socket?: { bytesRead?: unknown } }).socket;
+  return typeof socket?.bytesRead === 'number' ? socket.bytesRead : undefined;
+}
+
+/** What ended an attempt's connection, from what its sockets and HTTP/2 session reported. */
+function causeOf(tracking: SocketTracking, goaway: GoawayError | undefined): Error | undefined {
+  return goaway ?? tracking.errors[0];
+}
+
+/**
+ * `target` with grpc-js's `ipv4:`/`ipv6:` scheme when it is a bare IP address and port, else `target`
+ * itself. grpc-js resolves such a target the same way under either scheme (no lookup, the same
+ * authority), but its default `dns:` resolver builds a DNS client for every channel, which for a
+ * channel per attempt is a large share of the attempt's cost.
+ */
+export function ipLiteralTarget(target: string): string {
+  const v4 = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(target);
+  if (v4 !== null && isIPv4(v4[1] ?? '')) return `ipv4:${target}`;
+  const v6 = /^\[([0-9A-Fa-f:.]+)\]:\d{1,5}$/.exec(target);
+  if (v6 !== null && isIPv6(v6[1] ?? '')) return `ipv6:${target}`;
+  return target;
+}
+
+/** grpc-js channel options for one connection with the keepalive time in force now. */
+function connectionOptions(channelOptions: ChannelOptions, keepalive: KeepalivePolicy): ChannelOptions {
+  const options: ChannelOptions = {
+    // A channel per attempt would register in channelz and leave it again; the user may still ask.
+    'grpc.enable_channelz': 0,
+    ...channelOptions,
+    // Nothing shared with other channels: a fresh subchannel, with no backoff state of its own.
+    'grpc.use_local_subchannel_pool': 1,
+    // The manager decides when a connection ends; grpc-js must not idle it away underneath.
+    'grpc.client_idle_timeout_ms': MAX_DELAY_MS,
+    'grpc.keepalive_timeout_ms': keepalive.timeout,
+    'grpc.keepalive_permit_without_calls': keepalive.withoutCalls ? 1 : 0,
+  };
+  if (keepalive.time === Infinity) delete options['grpc.keepalive_time_ms'];
+  else options['grpc.keepalive_time_ms'] = keepalive.time;
+  return options;
+}
+
+/** The keepalive options, taken from grpc-js's channel options where the redialer ones are not given. */
+function keepaliveFrom(raw: Readonly<Record<string, unknown>>, channelOptions: ChannelOptions): KeepalivePolicy {
+  const time = channelOptionNumber(channelOptions['grpc.keepalive_time_ms'], 'grpc.keepalive_time_ms');
+  const timeout = channelOptionNumber(channelOptions['grpc.keepalive_timeout_ms'], 'grpc.keepalive_timeout_ms');
+  const permit = channelOptions['grpc.keepalive_permit_without_calls'] as unknown;
+  return new KeepalivePolicy({
+    ...raw,
+    keepaliveTime: raw['keepaliveTime'] ?? (time === undefined || time <= 0 ? undefined : time),
+    keepaliveTimeout: raw['keepaliveTimeout'] ?? (timeout === undefined || timeout <= 0 ? undefined : timeout),
+    keepaliveWithoutCalls:
+      raw['keepaliveWithoutCalls'] ?? (permit === undefined ? undefined : permit === 1 || permit === true),
+  });
+}
+
+/** A channel kept after a failed attempt, for the next one. */
+interface KeptChannel {
+  readonly channel: GrpcChannel;
+  readonly gate: AttemptGate;
+  /** The keepalive time the channel was built with. */
+  readonly keepaliveTime: number;
+}
+
+/** Closes a channel an attempt no longer needs; no subchannel of it dials again. */
+function closeChannel(channel: GrpcChannel, gate: AttemptGate | undefined): void {
+  gate?.dispose();
+  stopGrpcJsReconnects(channel);
+  channel.close();
+}
+
+/**
+ * The connection attempts to one target. With `reuse`, a channel whose attempt failed is kept for the
+ * next attempt (see the module notes); its owner must then call {@link release} when no attempt is to
+ * follow soon (the manager went IDLE or shut down), or the kept channel stays open.
+ */
+export class GrpcChannelAttempts {
+  /** Starts one attempt; for a {@link ConnectionManager}. */
+  readonly connector: Connector<GrpcChannel>;
+  readonly #target: string;
+  readonly #resolverTarget: string;
+  readonly #credentials: ChannelCredentials;
+  readonly #channelOptions: ChannelOptions;
+  readonly #keepalive: KeepalivePolicy;
+  readonly #reuse: boolean;
+  #kept: KeptChannel | undefined;
+
+  constructor(
+    target: string,
+    credentials: ChannelCredentials,
+    channelOptions: ChannelOptions,
+    keepaliveOptions: KeepaliveOptions,
+    reuse: boolean,
+  ) {
+    this.#keepalive = keepaliveFrom(checkOptionsObject('keepalive options', keepaliveOptions), channelOptions);
+    this.#target = target;
+    this.#resolverTarget = ipLiteralTarget(target);
+    this.#credentials = credentials;
+    this.#channelOptions = channelOptions;
+    this.#reuse = reuse;
+    this.connector = () => this.#attempt();
+  }
+
+  /** Closes the channel kept from the last failed attempt, if any. */
+  release(): void {
+    const kept = this.#kept;
+    this.#kept = undefined;
+    if (kept !== undefined) closeChannel(kept.channel, kept.gate);
+  }
+
+  /** The kept channel when it can serve an attempt now; otherwise it is closed. */
+  #takeKept(): KeptChannel | undefined {
+    const kept = this.#kept;
+    this.#kept = undefined;
+    if (kept === undefined) return undefined;
+    if (kept.gate.reusable && kept.keepaliveTime === this.#keepalive.time) return kept;
+    closeChannel(kept.channel, kept.gate);
+    return undefined;
+  }
+
+  #attempt(): Observable<GrpcChannel> {
+    return new Observable<GrpcChannel>((subscriber) => {
+      const target = this.#target;
+      const keepalive = this.#keepalive;
+      const kept = this.#takeKept();
+      let channel: GrpcChannel;
+      let gate: AttemptGate | undefined;
+      if (kept !== undefined) {
+        ({ channel, gate } = kept);
+      } else {
+        const options = connectionOptions(this.#channelOptions, keepalive);
+        gate = this.#reuse ? new AttemptGate(this.#resolverTarget) : undefined;
+        const gated = gate?.channelOptions(options);
+        if (gated === undefined) {
+          gate?.dispose();
+          gate = undefined;
+        }
+        try {
+          channel = new GrpcChannel(this.#resolverTarget, this.#credentials, gated ?? options);
+        } catch (error) {
+          gate?.dispose();
+          // A bad target or bad credentials will not get better by retrying.
+          subscriber.error(permanent(error));
+          return undefined;
+        }
+      }
+      // 'settings': grpc-js says READY but the server's SETTINGS frame has not been read yet (grpc-js
+      // 1.10 reports READY at TCP/TLS connect); the attempt is not established until it has been.
+      let phase: 'connecting' | 'settings' | 'ready' = 'connecting';
+      let goaway: GoawayError | undefined;
+      // Whether the channel was kept for the next attempt, which may already have taken it.
+      let keptForNext = false;
+      /**
+       * Keeps the channel for the next attempt, its gate shut until then: when the gate ended the
+       * attempt (the channel failed cleanly) or the established connection was lost (calls still
+       * running on a connection that received GOAWAY go on on its HTTP/2 session; new calls wait for
+       * READY). Done before the manager hears of the end, so that an owner that releases the kept
+       * channel when the manager stops (goes IDLE or shuts down) finds it.
+       */
+      const keep = (): void => {
+        if (gate?.bound !== true) return;
+        gate.shut();
+        this.release();
+        this.#kept = { channel, gate, keepaliveTime: keepalive.time };
+        keptForNext = true;
+      };
+      const onGoaway = (errorCode: number, lastStreamId?: number, opaqueData?: Buffer): void => {
+        goaway ??= new GoawayError(errorCode, lastStreamId, opaqueData);
+      };
+      const sessions: EventEmitter[] = [];
+      const established = (): void => {
+        if (subscriber.closed || phase !== 'settings') return;
+        phase = 'ready';
+        subscriber.next(channel);
+      };
+      const end = (error: Error): void => {
+        keepalive.onConnectionEnded(target, error);
+        subscriber.error(error);
+      };
+      const failed = (state: 'TRANSIENT_FAILURE' | 'SHUTDOWN'): void => {
+        end(new ConnectionFailedError(target, state, causeOf(tracking, goaway), tracking.sockets.size > 0));
+      };
+      gate?.listen(() => {
+        if (subscriber.closed || phase !== 'connecting') return;
+        keep();
+        failed('TRANSIENT_FAILURE');
+      });
+      // Connect inside a tracking context: every socket grpc-js opens for this attempt is known.
+      const tracking = trackSockets(() => {
+        kept?.gate.reopen();
+        channel.getConnectivityState(true);
+      });
+      const watch = channelState(channel).subscribe((state) => {
+        // Once kept, the channel may serve the next attempt before this one's teardown has run.
+        if (subscriber.closed) return;
+        if (state === 'READY') {
+          phase = 'settings';
+          // grpc-js reports READY just before it stores the connection's transport: look once that is done.
+          queueMicrotask(() => {
+            if (subscriber.closed) return;
+            for (const session of grpcJsSessions(channel)) {
+              // Hear the server's GOAWAY (code and debug data) before grpc-js reacts to it.
+              session.prependListener('goaway', onGoaway);
+              sessions.push(session);
+            }
+            // Nothing read from the server yet: its SETTINGS frame is still to come. grpc-js has removed
+            // the session's listeners, which turns Node's 'remoteSettings' event off; the server's ACK of
+            // our SETTINGS ('localSettings') follows its own SETTINGS frame and still arrives.
+            const waiting = sessions.find((session) => bytesRead(session) === 0);
+            if (waiting === undefined) established();
+            else {
+              waiting.once('remoteSettings', established);
+              waiting.once('localSettings', established);
+            }
+          });
+        } else if (phase === 'ready') {
+          keep();
+          const cause = causeOf(tracking, goaway);
+          end(
+            cause instanceof GoawayError
+              ? cause
+              : new ConnectionClosedError(
+                  cause === undefined
+                    ? `the connection to ${target} was lost`
+                    : `the connection to ${target} was lost: ${cause.message}`,
+                  { cause },
+                ),
+          );
+        } else if (phase === 'settings' || state === 'SHUTDOWN') {
+          failed(state === 'SHUTDOWN' ? 'SHUTDOWN' : 'TRANSIENT_FAILURE');
+        } else if (state === 'TRANSIENT_FAILURE' && gate?.bound !== true) {
+          // Under a bound gate the failure is the gate's to tell: the channel's own state stays in
+          // TRANSIENT_FAILURE from the first failure on, also while a later attempt connects.
+          failed(state);
+        }
+      });
+      return () => {
+        watch.unsubscribe();
+        for (const session of sessions) {
+          session.off('goaway', onGoaway);
+          session.off('remoteSettings', established);
+          session.off('localSettings', established);
+        }
+        if (phase !== 'ready') tracking.destroyAll();
+        tracking.end();
+        if (keptForNext) {
+          // Kept (and perhaps in use again, or released): no longer this attempt's to close.
+        } else if (phase === 'ready') {
+          // An established connection closes gracefully with its channel.
+          gate?.dispose();
+          channel.close();
+        } else {
+          // grpc-js must not dial again for this attempt.
+          closeChannel(channel, gate);
+        }
+      };
+    });
+  }
+}
+
+/**
+ * A connector that runs each connection attempt on a grpc-js channel of its own, established on READY
+ * (after the server's SETTINGS frame). Every TCP connection it opens belongs to the attempt that opened
+ * it: a connection still waiting for SETTINGS is reset when the attempt is cut, and grpc-js's own
+ * reconnect timers never dial again once the attempt has ended. Keepalive follows gRFC A8
+ * ({@link KeepaliveOptions}, or grpc-js's `grpc.keepalive_*` channel options when those are not
+ * given): a "too_many_pings" GOAWAY doubles the keepalive time of every later connection of this
+ * connector. (A {@link ManagedChannel} also lets consecutive failed attempts share a channel, which it
+ * closes when its manager goes IDLE or shuts down; a bare connector has no such moment, so it does not.)
+ */
+export function grpcChannelConnector(
+  target: string,
+  credentials: ChannelCredentials,
+  channelOptions: ChannelOptions = {},
+  keepaliveOptions: KeepaliveOptions = {},
+): Connector<GrpcChannel> {
+  return new GrpcChannelAttempts(target, credentials, channelOptions, keepaliveOptions, false).connector;
+}

@@ -100,7 +100,7 @@ if (wanted('loopback')) {
   report.loopback = await runLoopback({
     sizes: quick ? [100] : [1000, 5000],
     downtime: quick ? 1000 : 3000,
-    runs: quick ? 1 : 3,
+    runs: quick ? 1 : 5,
     say,
   });
   write('loopback.json', `${JSON.stringify(report.loopback, null, 1)}\n`);

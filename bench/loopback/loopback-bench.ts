@@ -207,6 +207,9 @@ function grpcFleet(target: string, connections: number): Fleet {
   };
 }
 
+/** Connections of the warm-up round that runs each subject once before the measured runs. */
+const WARM_UP_CONNECTIONS = 500;
+
 /** Options of {@link runLoopback}. */
 export interface LoopbackOptions {
   /** Fleet sizes, each run for every subject. */
@@ -233,6 +236,14 @@ export async function runLoopback({ sizes, downtime, runs, say, only }: Loopback
       ] satisfies [string, (n: number) => Fleet][]
     ).filter(([name]) => only === undefined || name.includes(only));
     const figures: LoopbackFigure[] = [];
+    // One discarded round per subject first, so that no measured run pays for compiling a subject's
+    // code (the first run of a subject in a fresh process cost up to 1.5x its later runs).
+    for (const [name, fleet] of subjects) {
+      const connections = Math.min(WARM_UP_CONNECTIONS, sizes[0] ?? WARM_UP_CONNECTIONS);
+      say?.(`loopback: ${name}, warm-up with ${String(connections)} connections (not reported)`);
+      await measure(name, server, port, connections, downtime, fleet(connections));
+      await sleep(500);
+    }
     for (const connections of sizes) {
       const results = new Map<string, LoopbackRun[]>(subjects.map(([name]) => [name, []]));
       // Subjects take turns within each round, so that a drift of the machine's load hits all alike.

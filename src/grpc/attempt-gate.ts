@@ -48,7 +48,7 @@ class GateConfig implements TypedLoadBalancingConfig {
   }
 }
 
-/** A subchannel that connects only while its gate is open. */
+/** A subchannel that connects only while its gate is open, once per opening. */
 class GatedSubchannel extends experimental.BaseSubchannelWrapper {
   constructor(
     child: SubchannelInterface,
@@ -58,7 +58,7 @@ class GatedSubchannel extends experimental.BaseSubchannelWrapper {
   }
 
   override startConnecting(): void {
-    if (this.gate.isOpen) super.startConnecting();
+    if (this.gate.mayConnect(this.getRealSubchannel())) super.startConnecting();
   }
 }
 
@@ -75,8 +75,12 @@ class GateBalancer implements experimental.LoadBalancer {
   constructor(helper: ChannelControlHelper, ...rest: unknown[]) {
     const childHelper = experimental.createChildChannelControlHelper(helper, {
       createSubchannel: (address, args) => {
-        const subchannel = helper.createSubchannel(address, args);
-        return this.#gate === undefined ? subchannel : this.#gate.adopt(subchannel);
+        if (this.#gate === undefined) return helper.createSubchannel(address, args);
+        // Under the gate grpc-js's own backoff only delays a failed subchannel's return to IDLE, where
+        // the next attempt finds it. (Not a channel option: a channel that does not get this policy
+        // keeps grpc-js's backoff between the redials pick_first makes by itself.)
+        const gatedArgs = { ...args, 'grpc.initial_reconnect_backoff_ms': 1, 'grpc.max_reconnect_backoff_ms': 1 };
+        return this.#gate.adopt(helper.createSubchannel(address, gatedArgs));
       },
       // pick_first asks after every failure; a target that is an address resolves to itself again.
       requestReresolution: () => {
@@ -200,16 +204,16 @@ export class AttemptGate {
         ...serviceConfig,
         loadBalancingConfig: [{ [POLICY]: { id: this.#id } }],
       }),
-      // Only the gate lets a subchannel dial, so grpc-js's own backoff only delays a subchannel's
-      // return to IDLE after a failure: it must be over before redialer's next attempt.
-      'grpc.initial_reconnect_backoff_ms': 1,
-      'grpc.max_reconnect_backoff_ms': 1,
     };
   }
 
-  /** Whether a subchannel may start connecting now. */
-  get isOpen(): boolean {
-    return this.#open;
+  /**
+   * Whether a subchannel may start connecting now: while the gate is open, and only if it has not
+   * failed since it opened. pick_first asks a failed subchannel to connect again while it tries the
+   * next address; each address gets one dial per attempt.
+   */
+  mayConnect(real: SubchannelInterface): boolean {
+    return this.#open && !this.#failed.has(real);
   }
 
   /** Whether grpc-js built the policy for this gate's channel. */
@@ -270,10 +274,10 @@ export class AttemptGate {
 
   /** @internal Wraps a subchannel `pick_first` asked for, and hears its failures before `pick_first` does. */
   adopt(subchannel: SubchannelInterface): SubchannelInterface {
-    if (this.#disposed) return subchannel;
+    const gated = new GatedSubchannel(subchannel, this);
+    if (this.#disposed) return gated;
     // One listener function per gate: the subchannel's listener set keeps it once however often it is added.
     subchannel.addConnectivityStateListener(this.#listener);
-    const gated = new GatedSubchannel(subchannel, this);
     if (this.#newList) {
       this.#subchannels = [];
       this.#newList = false;

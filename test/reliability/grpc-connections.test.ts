@@ -252,6 +252,33 @@ describe('ManagedChannel: failed attempts and reconnects share one grpc-js chann
     expect(dials.refused()).toBe(0);
   });
 
+  it('a target with two addresses, one refusing and one black-holed: one dial to each per attempt', async () => {
+    const refusing = await refusedPort();
+    const hole = await countingServer(() => undefined);
+    const toRefusing = counted(refusing);
+    const toHole = counted(hole.port);
+    // grpc-js's ipv4: scheme takes a list: pick_first tries the refusing address, then the other.
+    const target = `ipv4:127.0.0.1:${String(refusing)},127.0.0.1:${String(hole.port)}`;
+    const channel = new ManagedChannel(target, insecure, FAST);
+    cleanup.push(() => {
+      channel.close();
+    });
+    const log = record(channel.state$);
+    channel.manager.connect();
+    await until(channel.state$, (x) => x.state === 'CONNECTING' && x.attempt >= 3);
+    await vi.waitFor(() => {
+      expect(toHole.dialled()).toBe(3);
+    });
+    channel.close();
+    await sleep(LINGER);
+    // pick_first asks the refused subchannel to connect again while the other address hangs; the gate
+    // lets each address dial once per attempt.
+    const attempts = log.starts().length;
+    expect(toRefusing.dialled()).toBe(attempts);
+    expect(toHole.dialled()).toBe(attempts);
+    expect(hole.open()).toBe(0);
+  });
+
   it("the user's service config applies under the gate; one that picks a load-balancing policy gets a channel per attempt", async () => {
     const s = await startTestServer({
       count: (call) => {

@@ -137,7 +137,7 @@ export class GrpcChannelAttempts {
     this.connector = () => this.#attempt();
   }
 
-  /** Closes the channel kept from the last failed attempt, if any. */
+  /** Closes the channel kept from the last attempt (one that failed, or whose connection was lost), if any. */
   release(): void {
     const kept = this.#kept;
     this.#kept = undefined;

@@ -4,16 +4,17 @@
  * Design: a {@link ConnectionManager} runs the connection attempts, each on a grpc-js channel with its
  * own subchannel pool (nothing is shared with other channels), asked to connect once. A run of
  * attempts (failures, the connection, its loss, the reconnect) shares one such channel, whose
- * subchannel dials only when the manager starts an attempt; the channel is closed when the manager goes
- * IDLE or shuts down (see `grpc-channel-connector.ts`). grpc-js reports READY only after the server's HTTP/2 SETTINGS frame (its transport resolves the session on
- * `remoteSettings`), so READY here means the same. The attempt fails as soon as its connection fails,
- * and is cut by the manager at max(backoff deadline, minConnectTimeout) — grpc-js
- * by itself would wait for SETTINGS forever (grpc/grpc-node#2785). Closing a grpc-js channel does not
- * close a socket still waiting for SETTINGS, so the attempt tracks the sockets it opens (see
- * `socket-tracker.ts`) and resets them when it is cut. grpc-js's own reconnect loop never runs: a
- * connection that leaves READY ends the attempt, and the manager starts the next with gRPC's backoff. The
- * backoff resets once a connection has stayed READY for `minUptime` (the manager's default, 5 s);
- * `minUptime: 0` resets it at the SETTINGS frame itself, as gRPC specifies.
+ * subchannel dials only when the manager starts an attempt; the channel is closed when the manager
+ * goes IDLE or shuts down (see `grpc-channel-connector.ts`). grpc-js reports READY only after the
+ * server's HTTP/2 SETTINGS frame (its transport resolves the session on `remoteSettings`), so READY
+ * here means the same. The attempt fails as soon as its connection fails, and is cut by the manager at
+ * max(backoff deadline, minConnectTimeout) — grpc-js by itself would wait for SETTINGS forever
+ * (grpc/grpc-node#2785). Closing a grpc-js channel does not close a socket still waiting for
+ * SETTINGS, so the attempt tracks the sockets it opens (see `socket-tracker.ts`) and resets them when
+ * it is cut. grpc-js's own reconnect loop never runs: a connection that leaves READY ends the
+ * attempt, and the manager starts the next with gRPC's backoff. The backoff resets once a connection
+ * has stayed READY for `minUptime` (the manager's default, 5 s); `minUptime: 0` resets it at the
+ * SETTINGS frame itself, as gRPC specifies.
  * Calls go through grpc-js's normal call stack (framing, metadata, deadlines, compression,
  * interceptors), so generated clients and `makeGenericClientConstructor` clients work unchanged when
  * given this channel via the client option `channelOverride` (or {@link managedChannelFactory} via

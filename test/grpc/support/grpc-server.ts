@@ -36,6 +36,11 @@ export interface TestServer {
 export interface TestServerOptions {
   readonly count?: CountHandler;
   readonly serverOptions?: ChannelOptions;
+  /**
+   * TLS key and certificate (PEM); without them the server is insecure. (Credentials are built here,
+   * by the server's own grpc-js, which the runs against another grpc-js version keep.)
+   */
+  readonly tls?: { readonly key: Buffer; readonly cert: Buffer };
 }
 
 interface Running {
@@ -47,7 +52,11 @@ interface Running {
 /** A grpc-js server fed by our own TCP listener (through its connection injector), so a test can crash it. */
 async function run(options: TestServerOptions, port: number): Promise<Running> {
   const grpc = build(options);
-  const injector = grpc.createConnectionInjector(ServerCredentials.createInsecure());
+  const credentials =
+    options.tls === undefined
+      ? ServerCredentials.createInsecure()
+      : ServerCredentials.createSsl(null, [{ private_key: options.tls.key, cert_chain: options.tls.cert }]);
+  const injector = grpc.createConnectionInjector(credentials);
   const sockets = new Set<Socket>();
   const listener = createServer((socket) => {
     sockets.add(socket);

@@ -6,7 +6,7 @@
  * then growing) after their channel is closed; each test waits past it (LINGER) before counting.
  * Also: a process that makes one failing call through a ManagedChannel exits by itself.
  */
-import { credentials, status } from '@grpc/grpc-js';
+import { type Channel as GrpcChannel, credentials, status } from '@grpc/grpc-js';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
@@ -20,7 +20,7 @@ import { AttemptGate } from '../../src/grpc/attempt-gate.js';
 import { startFaultProxy } from '../../src/testing/fault-proxy.js';
 import { countClientSockets } from '../grpc/support/client-sockets.js';
 import { record, until } from '../grpc/support/record.js';
-import { createTestClient, echo, startTestServer } from '../grpc/support/service.js';
+import { createTestClient, echo, startTestServer, type TestClient, type TestServer } from '../grpc/support/service.js';
 import { refusedPort } from '../support/refused-port.js';
 
 const insecure = credentials.createInsecure();
@@ -184,6 +184,31 @@ describe('ManagedChannel: failed attempts and reconnects share one grpc-js chann
     };
   }
 
+  /**
+   * With `s` down: `failures` refused attempts, then the server back and READY, a call, a crash, two
+   * failed attempts, the server back and READY again, a call. Returns both connections.
+   */
+  async function outageAndReconnect(
+    s: TestServer,
+    channel: ManagedChannel,
+    client: TestClient,
+    failures: number,
+    text: string,
+  ): Promise<{ first: GrpcChannel; second: GrpcChannel }> {
+    channel.manager.connect();
+    await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= failures);
+    await s.restart();
+    const first = await until(channel.state$, (x) => x.state === 'READY');
+    await expect(echo(client, text)).resolves.toEqual({ text });
+    await s.crash();
+    await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 2);
+    await s.restart();
+    const second = await until(channel.state$, (x) => x.state === 'READY');
+    await expect(echo(client, `${text} again`)).resolves.toEqual({ text: `${text} again` });
+    if (first.state !== 'READY' || second.state !== 'READY') throw new Error('not READY');
+    return { first: first.connection, second: second.connection };
+  }
+
   it('refused attempts, the connection, its loss and the reconnect run on one channel, one dial per attempt', async () => {
     const s = await startTestServer();
     cleanup.push(() => s.close());
@@ -191,23 +216,13 @@ describe('ManagedChannel: failed attempts and reconnects share one grpc-js chann
     const dials = counted(s.port);
     const channels = channelsBuilt();
     const { channel, log, client } = managed(s.port);
-    channel.manager.connect();
-    await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 3);
-    await s.restart();
-    const first = await until(channel.state$, (x) => x.state === 'READY');
-    await expect(echo(client, 'up')).resolves.toEqual({ text: 'up' });
-    await s.crash();
-    await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 2);
-    await s.restart();
-    const second = await until(channel.state$, (x) => x.state === 'READY');
-    await expect(echo(client, 'again')).resolves.toEqual({ text: 'again' });
-    if (first.state !== 'READY' || second.state !== 'READY') throw new Error('not READY');
+    const { first, second } = await outageAndReconnect(s, channel, client, 3, 'up');
     // One grpc-js channel served every attempt, and its connection was replaced in it.
-    expect(second.connection).toBe(first.connection);
+    expect(second).toBe(first);
     expect(channels.built()).toBe(1);
     channel.close();
     await sleep(LINGER);
-    expect(first.connection.getConnectivityState(false)).toBe(4 /* SHUTDOWN */);
+    expect(first.getConnectivityState(false)).toBe(4 /* SHUTDOWN */);
     expect(channels.disposed()).toBe(1);
     // Still one dial per attempt (the gate lets grpc-js dial only when an attempt starts), none after close().
     expect(dials.dialled()).toBe(log.starts().length);
@@ -233,18 +248,8 @@ describe('ManagedChannel: failed attempts and reconnects share one grpc-js chann
     });
     const log = record(channel.state$);
     const client = createTestClient(s.address, tls, { channelOverride: channel });
-    channel.manager.connect();
-    await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 2);
-    await s.restart();
-    const first = await until(channel.state$, (x) => x.state === 'READY');
-    await expect(echo(client, 'tls')).resolves.toEqual({ text: 'tls' });
-    await s.crash();
-    await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 2);
-    await s.restart();
-    const second = await until(channel.state$, (x) => x.state === 'READY');
-    await expect(echo(client, 'tls again')).resolves.toEqual({ text: 'tls again' });
-    if (first.state !== 'READY' || second.state !== 'READY') throw new Error('not READY');
-    expect(second.connection).toBe(first.connection);
+    const { first, second } = await outageAndReconnect(s, channel, client, 2, 'tls');
+    expect(second).toBe(first);
     expect(channels.built()).toBe(1);
     channel.close();
     client.close();

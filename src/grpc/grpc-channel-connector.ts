@@ -24,6 +24,7 @@ import type { Connector } from '../connector.js';
 import { MAX_DELAY_MS } from '../backoff/backoff.js';
 import { ConnectionClosedError } from '../errors/connection-closed-error.js';
 import { permanent } from '../errors/permanent-error.js';
+import { withoutStackTrace } from '../errors/without-stack-trace.js';
 import { checkOptionsObject } from '../validate.js';
 import { AttemptGate } from './attempt-gate.js';
 import { channelState } from './channel-state.js';
@@ -214,7 +215,8 @@ export class GrpcChannelAttempts {
         subscriber.error(error);
       };
       const failed = (state: 'TRANSIENT_FAILURE' | 'SHUTDOWN'): void => {
-        end(new ConnectionFailedError(target, state, causeOf(tracking, goaway), tracking.sockets.size > 0));
+        const cause = causeOf(tracking, goaway);
+        end(withoutStackTrace(() => new ConnectionFailedError(target, state, cause, tracking.sockets.size > 0)));
       };
       gate?.listen(() => {
         if (subscriber.closed || phase !== 'connecting') return;

@@ -10,19 +10,29 @@
  * gate. grpc-js's public experimental API carries it (`registerLoadBalancerType`,
  * `ChildLoadBalancerHandler`, `BaseSubchannelWrapper`), the same from grpc-js 1.10 to 1.14.
  *
+ * The gate also hears of every socket its subchannels dial, through the address it gives each of them
+ * ({@link AttemptGate.dialAddress}): an attempt on a gated channel knows its sockets without an
+ * AsyncLocalStorage context, whose async hooks would cost every promise in the process.
+ *
  * A channel is bound to its gate through the gate's id in the channel's default service config. When
  * grpc-js does not build the policy (a resolver that supplies its own service config), the gate stays
  * unbound and the caller treats the channel as it would without one.
  * @module
  */
 import { type ChannelOptions, connectivityState, experimental } from '@grpc/grpc-js';
+import { AttemptSockets, claimNextSocket } from './socket-tracker.js';
 
 type SubchannelInterface = experimental.SubchannelInterface;
 type ChannelControlHelper = experimental.ChannelControlHelper;
 type TypedLoadBalancingConfig = experimental.TypedLoadBalancingConfig;
 type Picker = experimental.Picker;
+type SubchannelAddress = Parameters<ChannelControlHelper['createSubchannel']>[0];
 
 const POLICY = 'redialer_attempt_gate';
+
+/** Takes the sockets created while no attempt runs, and never connects them. */
+const ENDED = new AttemptSockets();
+ENDED.end();
 
 /** The gates of live channels, by id: the policy instance finds its gate here. */
 const gates = new Map<string, AttemptGate>();
@@ -80,7 +90,7 @@ class GateBalancer implements experimental.LoadBalancer {
         // the next attempt finds it. (Not a channel option: a channel that does not get this policy
         // keeps grpc-js's backoff between the redials pick_first makes by itself.)
         const gatedArgs = { ...args, 'grpc.initial_reconnect_backoff_ms': 1, 'grpc.max_reconnect_backoff_ms': 1 };
-        return this.#gate.adopt(helper.createSubchannel(address, gatedArgs));
+        return this.#gate.adopt(helper.createSubchannel(this.#gate.dialAddress(address), gatedArgs));
       },
       // pick_first asks after every failure; a target that is an address resolves to itself again.
       requestReresolution: () => {
@@ -152,6 +162,8 @@ export class AttemptGate {
   /** The real subchannels among them that failed since the gate opened. */
   readonly #failed = new Set<SubchannelInterface>();
   #onFailure: (() => void) | undefined;
+  /** The sockets of the current attempt. */
+  #sockets = ENDED;
   readonly #listener = (subchannel: SubchannelInterface, _previous: unknown, state: connectivityState): void => {
     if (state !== connectivityState.TRANSIENT_FAILURE || !this.#open) return;
     this.#failed.add(subchannel);
@@ -242,6 +254,36 @@ export class AttemptGate {
     this.#failed.clear();
     if (this.#childState === connectivityState.IDLE) return;
     for (const subchannel of this.#subchannels) subchannel.startConnecting();
+  }
+
+  /**
+   * The sockets of the attempt starting now: every socket the channel's subchannels create from now
+   * on, until the next call. Sockets created for an attempt that has ended, or while the gate is shut,
+   * are never connected.
+   */
+  track(): AttemptSockets {
+    this.#sockets = new AttemptSockets();
+    return this.#sockets;
+  }
+
+  /**
+   * @internal The address a subchannel of this gate dials: `address` with an enumerable `signal`
+   * getter, which `net.connect()` reads (as the `net.Socket` option of that name) while it builds the
+   * socket. The getter claims that socket for the attempt under way, and returns undefined (no
+   * AbortSignal). grpc-js passes the address to `net.connect()` itself (1.10 over plain TCP, 1.14
+   * always), or copies it into the options of `tls.connect()` (1.10 over TLS, which Node 20 does not
+   * report).
+   */
+  dialAddress(address: SubchannelAddress): SubchannelAddress {
+    const claiming = { ...address };
+    Object.defineProperty(claiming, 'signal', {
+      enumerable: true,
+      get: (): undefined => {
+        claimNextSocket(this.#open ? this.#sockets : ENDED);
+        return undefined;
+      },
+    });
+    return claiming;
   }
 
   /** Shuts the gate until {@link reopen}: the channel's connection was lost, and it waits for the next attempt. */

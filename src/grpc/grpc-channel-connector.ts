@@ -223,11 +223,16 @@ export class GrpcChannelAttempts {
         keep();
         failed('TRANSIENT_FAILURE');
       });
-      // Connect inside a tracking context: every socket grpc-js opens for this attempt is known.
-      const tracking = trackSockets(() => {
+      // Every socket grpc-js opens for this attempt is known: a gate hears of each one its subchannels
+      // dial; a channel without one connects inside a tracking context.
+      let tracking: SocketTracking;
+      if (gate !== undefined) {
+        tracking = gate.track();
         kept?.gate.reopen();
         channel.getConnectivityState(true);
-      });
+      } else {
+        tracking = trackSockets(() => channel.getConnectivityState(true));
+      }
       const watch = channelState(channel).subscribe((state) => {
         // Once kept, the channel may serve the next attempt before this one's teardown has run.
         if (subscriber.closed) return;

@@ -395,3 +395,33 @@ describe('a ManagedChannel never keeps a process alive by itself', () => {
     },
   );
 });
+
+describe('a ManagedChannel tracks its sockets without turning on async hooks (child processes, against dist/)', () => {
+  // An AsyncLocalStorage context turns on promise hooks for the whole process on Node 20 and 22 (Node
+  // 24's context frames need none); a ManagedChannel's gate claims its sockets instead.
+  const hooksWithContext = Number(process.versions.node.split('.')[0]) < 24;
+
+  async function probe(mode: 'managed' | 'connector'): Promise<unknown> {
+    if (!existsSync(join(root, 'dist/grpc/index.js')))
+      throw new Error('dist/ is missing: run `npm run build` (npm test does)');
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(root, 'test/fixtures/grpc-promise-hooks.mjs'), String(await refusedPort()), mode],
+      { timeout: 15_000, cwd: root },
+    );
+    return JSON.parse(stdout);
+  }
+
+  it('failed attempts and a connection leave promise hooks off', async () => {
+    expect(await probe('managed')).toEqual({ hooksBefore: false, hooks: false, failures: 2, ready: true });
+  });
+
+  it('the probe can fail: attempts through grpcChannelConnector (no gate) turn them on', async () => {
+    expect(await probe('connector')).toEqual({
+      hooksBefore: false,
+      hooks: hooksWithContext,
+      failures: 2,
+      ready: false,
+    });
+  });
+});

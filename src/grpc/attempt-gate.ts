@@ -30,6 +30,12 @@ type SubchannelAddress = Parameters<ChannelControlHelper['createSubchannel']>[0]
 
 const POLICY = 'redialer_attempt_gate';
 
+/**
+ * grpc-js's reconnect backoff for a gated subchannel: a day, far longer than any attempt, and short
+ * enough for Node's timers (with grpc-js's jitter it stays below 2^31 ms).
+ */
+const PARKED_BACKOFF_MS = 86_400_000;
+
 /** Takes the sockets created while no attempt runs, and never connects them. */
 const ENDED = new AttemptSockets();
 ENDED.end();
@@ -85,12 +91,18 @@ class GateBalancer implements experimental.LoadBalancer {
   constructor(helper: ChannelControlHelper, ...rest: unknown[]) {
     const childHelper = experimental.createChildChannelControlHelper(helper, {
       createSubchannel: (address, args) => {
-        if (this.#gate === undefined) return helper.createSubchannel(address, args);
-        // Under the gate grpc-js's own backoff only delays a failed subchannel's return to IDLE, where
-        // the next attempt finds it. (Not a channel option: a channel that does not get this policy
-        // keeps grpc-js's backoff between the redials pick_first makes by itself.)
-        const gatedArgs = { ...args, 'grpc.initial_reconnect_backoff_ms': 1, 'grpc.max_reconnect_backoff_ms': 1 };
-        return this.#gate.adopt(helper.createSubchannel(this.#gate.dialAddress(address), gatedArgs));
+        const gate = this.#gate;
+        if (gate === undefined) return helper.createSubchannel(address, args);
+        // A failed subchannel stays in TRANSIENT_FAILURE until the next attempt takes it out with
+        // resetBackoff() (see `reopen`): grpc-js's own backoff never runs out under the gate, so no timer
+        // fires and no state changes between attempts. (Not a channel option: a channel that does not
+        // get this policy keeps grpc-js's backoff between the redials pick_first makes by itself.)
+        const gatedArgs = {
+          ...args,
+          'grpc.initial_reconnect_backoff_ms': PARKED_BACKOFF_MS,
+          'grpc.max_reconnect_backoff_ms': PARKED_BACKOFF_MS,
+        };
+        return gate.adopt(helper.createSubchannel(gate.dialAddress(address), gatedArgs));
       },
       // pick_first asks after every failure; a target that is an address resolves to itself again.
       requestReresolution: () => {
@@ -236,24 +248,35 @@ export class AttemptGate {
   /**
    * Whether the channel can serve the next attempt: its policy is bound and the gate is shut, and either
    * `pick_first` went IDLE (its connection was lost; leaving IDLE builds its subchannel list again) or
-   * it failed with a single subchannel that is back to IDLE. Either way a dial started now is the only one.
+   * it failed with a single subchannel, now parked in TRANSIENT_FAILURE (or IDLE). Either way a dial
+   * started now is the only one.
    */
   get reusable(): boolean {
     if (!this.#bound || this.#open || this.#disposed) return false;
     if (this.#childState === connectivityState.IDLE) return true;
     const [only, ...more] = this.#subchannels;
-    return only !== undefined && more.length === 0 && only.getConnectivityState() === connectivityState.IDLE;
+    if (only === undefined || more.length > 0) return false;
+    const state = only.getConnectivityState();
+    return state === connectivityState.TRANSIENT_FAILURE || state === connectivityState.IDLE;
   }
 
   /**
    * Opens the gate for a new attempt (see {@link reusable}). After a failure the subchannel starts
-   * connecting; after a lost connection, the caller asks the channel to leave IDLE.
+   * connecting at once; after a lost connection `pick_first` is IDLE, and this returns true: the caller
+   * must then ask the channel to connect.
    */
-  reopen(): void {
+  reopen(): boolean {
     this.#open = true;
     this.#failed.clear();
-    if (this.#childState === connectivityState.IDLE) return;
-    for (const subchannel of this.#subchannels) subchannel.startConnecting();
+    if (this.#childState === connectivityState.IDLE) return true;
+    for (const subchannel of this.#subchannels) {
+      // Out of its parked backoff: resetBackoff() moves a subchannel in TRANSIENT_FAILURE straight to
+      // CONNECTING (grpc-js 1.10 to 1.14); one that is IDLE starts connecting as usual.
+      if (subchannel.getConnectivityState() === connectivityState.TRANSIENT_FAILURE) {
+        (subchannel.getRealSubchannel() as SubchannelInterface & { resetBackoff(): void }).resetBackoff();
+      } else subchannel.startConnecting();
+    }
+    return false;
   }
 
   /**

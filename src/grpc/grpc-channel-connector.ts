@@ -228,8 +228,9 @@ export class GrpcChannelAttempts {
       let tracking: SocketTracking;
       if (gate !== undefined) {
         tracking = gate.track();
-        kept?.gate.reopen();
-        channel.getConnectivityState(true);
+        // A kept channel whose subchannel failed is dialling again now; one that went IDLE, or a new
+        // one, is asked to connect.
+        if (kept === undefined || kept.gate.reopen()) channel.getConnectivityState(true);
       } else {
         tracking = trackSockets(() => channel.getConnectivityState(true));
       }

@@ -6,7 +6,7 @@
  * then growing) after their channel is closed; each test waits past it (LINGER) before counting.
  * Also: a process that makes one failing call through a ManagedChannel exits by itself.
  */
-import { type Channel as GrpcChannel, credentials, status } from '@grpc/grpc-js';
+import { type Channel as GrpcChannel, connectivityState, credentials, status } from '@grpc/grpc-js';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
@@ -228,6 +228,32 @@ describe('ManagedChannel: failed attempts and reconnects share one grpc-js chann
     expect(dials.dialled()).toBe(log.starts().length);
     expect(dials.refused()).toBe(0);
     expect(dials.open()).toBe(0);
+  });
+
+  it('between attempts the subchannel stays parked in TRANSIENT_FAILURE: no grpc-js timer moves it', async () => {
+    const port = await refusedPort();
+    const dials = counted(port);
+    // Every state change of the subchannels the gate adopts, heard alongside the gate.
+    const changes: string[] = [];
+    const gateAdopts: unknown = Reflect.get(AttemptGate.prototype, 'adopt');
+    const adopt = vi.spyOn(AttemptGate.prototype, 'adopt').mockImplementation(function (this: AttemptGate, subchannel) {
+      subchannel.addConnectivityStateListener((_sub, _previous, next) => changes.push(connectivityState[next]));
+      return Reflect.apply(gateAdopts as AttemptGate['adopt'], this, [subchannel]);
+    });
+    cleanup.push(() => {
+      adopt.mockRestore();
+    });
+    const { channel, log } = managed(port);
+    channel.manager.connect();
+    await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 3);
+    // Well past the moment grpc-js's 1 s reconnect backoff would end, were it its own.
+    await sleep(LINGER);
+    channel.close();
+    const attempts = log.starts().length;
+    expect(adopt).toHaveBeenCalledTimes(1);
+    // Each attempt is one dial: CONNECTING, then TRANSIENT_FAILURE; never IDLE in between.
+    expect(changes).toEqual(Array.from({ length: attempts }, () => ['CONNECTING', 'TRANSIENT_FAILURE']).flat());
+    expect(dials.dialled()).toBe(attempts);
   });
 
   it('over TLS: refused attempts, the connection, its loss and the reconnect run on one channel', async () => {

@@ -86,6 +86,12 @@ class GateBalancer implements experimental.LoadBalancer {
   readonly #child: ChildHandler;
   readonly #pickFirst = experimental.parseLoadBalancingConfig({ pick_first: {} });
   #gate: AttemptGate | undefined;
+  /**
+   * The subchannel arguments `pick_first` passed last (one object for a whole address list), and the
+   * gated arguments made from them, built once per list rather than once per subchannel.
+   */
+  #args: ChannelOptions | undefined;
+  #gatedArgs: ChannelOptions = {};
 
   // grpc-js 1.10 passes the channel options as a second argument, which its child handler needs too.
   constructor(helper: ChannelControlHelper, ...rest: unknown[]) {
@@ -97,23 +103,27 @@ class GateBalancer implements experimental.LoadBalancer {
         // resetBackoff() (see `reopen`): grpc-js's own backoff never runs out under the gate, so no timer
         // fires and no state changes between attempts. (Not a channel option: a channel that does not
         // get this policy keeps grpc-js's backoff between the redials pick_first makes by itself.)
-        const gatedArgs = {
-          ...args,
-          'grpc.initial_reconnect_backoff_ms': PARKED_BACKOFF_MS,
-          'grpc.max_reconnect_backoff_ms': PARKED_BACKOFF_MS,
-        };
-        return gate.adopt(helper.createSubchannel(gate.dialAddress(address), gatedArgs));
+        if (args !== this.#args) {
+          this.#args = args;
+          this.#gatedArgs = {
+            ...args,
+            'grpc.initial_reconnect_backoff_ms': PARKED_BACKOFF_MS,
+            'grpc.max_reconnect_backoff_ms': PARKED_BACKOFF_MS,
+          };
+        }
+        return gate.adopt(helper.createSubchannel(gate.dialAddress(address), this.#gatedArgs));
       },
       // pick_first asks after every failure; a target that is an address resolves to itself again.
       requestReresolution: () => {
         if (this.#gate?.reresolve !== false) helper.requestReresolution();
       },
-      updateState: (state: connectivityState, picker: Picker, ...details: unknown[]) => {
+      // grpc-js 1.14 passes an error message too (1.10 does not, and ignores a third argument).
+      updateState: (state: connectivityState, picker: Picker, errorMessage?: string | null) => {
         this.#gate?.onChildState(state);
-        (helper.updateState as (state: connectivityState, picker: Picker, ...details: unknown[]) => void)(
+        (helper.updateState as (state: connectivityState, picker: Picker, errorMessage?: string | null) => void)(
           state,
           picker,
-          ...details,
+          errorMessage,
         );
       },
     });
@@ -298,15 +308,15 @@ export class AttemptGate {
    * report).
    */
   dialAddress(address: SubchannelAddress): SubchannelAddress {
-    const claiming = { ...address };
-    Object.defineProperty(claiming, 'signal', {
-      enumerable: true,
-      get: (): undefined => {
-        claimNextSocket(this.#open ? this.#sockets : ENDED);
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getter's own `this` is the address
+    const gate = this;
+    return {
+      ...address,
+      get signal(): undefined {
+        claimNextSocket(gate.#open ? gate.#sockets : ENDED);
         return undefined;
       },
-    });
-    return claiming;
+    };
   }
 
   /** Shuts the gate until {@link reopen}: the channel's connection was lost, and it waits for the next attempt. */

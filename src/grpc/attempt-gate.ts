@@ -20,6 +20,8 @@
  * @module
  */
 import { type ChannelOptions, connectivityState, experimental } from '@grpc/grpc-js';
+import type { ConnectivityState } from '../connectivity-state.js';
+import { fromGrpcState } from './grpc-connectivity.js';
 import { AttemptSockets, claimNextSocket } from './socket-tracker.js';
 
 type SubchannelInterface = experimental.SubchannelInterface;
@@ -152,6 +154,8 @@ class GateBalancer implements experimental.LoadBalancer {
   }
 
   destroy(): void {
+    // The channel is closing (or dropping this policy): its state is SHUTDOWN from now on.
+    this.#gate?.onChildState(connectivityState.SHUTDOWN);
     this.#child.destroy();
   }
 
@@ -186,6 +190,17 @@ export class AttemptGate {
   #onFailure: (() => void) | undefined;
   /** The sockets of the current attempt. */
   #sockets = ENDED;
+  /** Who hears the channel's state changes ({@link watch}), and the changes not yet told. */
+  #watcher: ((state: ConnectivityState) => void) | undefined;
+  readonly #changes: connectivityState[] = [];
+  readonly #deliver = (): void => {
+    const watcher = this.#watcher;
+    for (const state of this.#changes.splice(0)) {
+      // A watcher that ended its attempt may already have handed over to the next one's.
+      if (watcher === undefined || this.#watcher !== watcher) return;
+      watcher(fromGrpcState(state));
+    }
+  };
   readonly #listener = (subchannel: SubchannelInterface, _previous: unknown, state: connectivityState): void => {
     if (state !== connectivityState.TRANSIENT_FAILURE || !this.#open) return;
     this.#failed.add(subchannel);
@@ -203,6 +218,21 @@ export class AttemptGate {
     register();
     this.reresolve = !/^(ipv4|ipv6|unix|unix-abstract):/.test(target);
     gates.set(this.#id, this);
+  }
+
+  /**
+   * Tells `onState` of every change of the channel's state from now on, in order, on a microtask (never
+   * from inside grpc-js's own update), until the returned function is called. Under a bound gate the
+   * channel's state is what `pick_first` reports, and SHUTDOWN once the policy is destroyed (the channel
+   * was closed). Lighter than a watch on the channel itself, which arms a grpc-js watcher per change.
+   */
+  watch(onState: (state: ConnectivityState) => void): () => void {
+    this.#watcher = onState;
+    // Changes made before this attempt watched are not its own.
+    this.#changes.length = 0;
+    return () => {
+      if (this.#watcher === onState) this.#watcher = undefined;
+    };
   }
 
   /**
@@ -263,6 +293,8 @@ export class AttemptGate {
    */
   get reusable(): boolean {
     if (!this.#bound || this.#open || this.#disposed) return false;
+    // The policy was destroyed: the channel was closed under the attempt (by whoever held it).
+    if (this.#childState === connectivityState.SHUTDOWN) return false;
     if (this.#childState === connectivityState.IDLE) return true;
     const [only, ...more] = this.#subchannels;
     if (only === undefined || more.length > 0) return false;
@@ -370,8 +402,12 @@ export class AttemptGate {
    * TRANSIENT_FAILURE reports repeat its sticky state, also while a new attempt is connecting.
    */
   onChildState(state: connectivityState): void {
+    const changed = state !== this.#childState;
     this.#childState = state;
     if (state === connectivityState.TRANSIENT_FAILURE && this.#open && this.#subchannels.length === 0) this.#fail();
+    if (changed && this.#watcher !== undefined) {
+      if (this.#changes.push(state) === 1) queueMicrotask(this.#deliver);
+    }
   }
 
   #fail(): void {

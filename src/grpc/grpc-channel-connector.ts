@@ -21,6 +21,7 @@ import type { EventEmitter } from 'node:events';
 import { isIPv4, isIPv6 } from 'node:net';
 import { Observable } from 'rxjs';
 import type { Connector } from '../connector.js';
+import type { ConnectivityState } from '../connectivity-state.js';
 import { MAX_DELAY_MS } from '../backoff/backoff.js';
 import { ConnectionClosedError } from '../errors/connection-closed-error.js';
 import { permanent } from '../errors/permanent-error.js';
@@ -234,7 +235,7 @@ export class GrpcChannelAttempts {
       } else {
         tracking = trackSockets(() => channel.getConnectivityState(true));
       }
-      const watch = channelState(channel).subscribe((state) => {
+      const onState = (state: ConnectivityState): void => {
         // Once kept, the channel may serve the next attempt before this one's teardown has run.
         if (subscriber.closed) return;
         if (state === 'READY') {
@@ -277,9 +278,18 @@ export class GrpcChannelAttempts {
           // TRANSIENT_FAILURE from the first failure on, also while a later attempt connects.
           failed(state);
         }
-      });
+      };
+      // A kept channel's gate is bound: it tells its pick_first's states; a new channel is watched itself.
+      let unwatch: () => void;
+      if (kept !== undefined) unwatch = kept.gate.watch(onState);
+      else {
+        const watch = channelState(channel).subscribe(onState);
+        unwatch = () => {
+          watch.unsubscribe();
+        };
+      }
       return () => {
-        watch.unsubscribe();
+        unwatch();
         for (const session of sessions) {
           session.off('goaway', onGoaway);
           session.off('remoteSettings', established);

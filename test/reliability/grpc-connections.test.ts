@@ -326,6 +326,26 @@ describe('ManagedChannel: failed attempts and reconnects share one grpc-js chann
     expect(dials.refused()).toBe(0);
   });
 
+  it('a connection whose grpc-js channel the user closes ends; the next attempt builds a new channel', async () => {
+    const s = await startTestServer();
+    cleanup.push(() => s.close());
+    await s.kill();
+    const channels = channelsBuilt();
+    const { channel, client } = managed(s.port);
+    channel.manager.connect();
+    // A failed attempt first, so that the connection comes up on the kept channel.
+    await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE');
+    await s.restart();
+    const ready = await until(channel.state$, (x) => x.state === 'READY');
+    if (ready.state !== 'READY') throw new Error('not READY');
+    expect(channels.built()).toBe(1);
+    ready.connection.close();
+    const after = await until(channel.state$, (x) => x.state === 'READY' && x.connection !== ready.connection);
+    if (after.state !== 'READY') throw new Error('not READY');
+    expect(channels.built()).toBe(2);
+    await expect(echo(client, 'new channel')).resolves.toEqual({ text: 'new channel' });
+  });
+
   it('a target with two addresses, one refusing and one black-holed: one dial to each per attempt', async () => {
     const refusing = await refusedPort();
     const hole = await countingServer(() => undefined);

@@ -92,12 +92,28 @@ function keepaliveFrom(raw: Readonly<Record<string, unknown>>, channelOptions: C
   });
 }
 
+/** The environment variables grpc-js reads for an HTTP CONNECT proxy, in its order. */
+const PROXY_VARIABLES = ['grpc_proxy', 'https_proxy', 'http_proxy'] as const;
+
+/**
+ * Whether grpc-js may connect a channel to `target` through an HTTP CONNECT proxy: one of the
+ * environment variables it reads (`grpc_proxy`, `https_proxy`, `http_proxy`) is set, and the options
+ * do not turn proxies off. (grpc-js may still go direct, for a host in `no_proxy`; this only decides
+ * whether the attempt also tracks its sockets by context.)
+ */
+function mayUseProxy(target: string, options: ChannelOptions): boolean {
+  if (options['grpc.enable_http_proxy'] === 0 || target.startsWith('unix:')) return false;
+  return PROXY_VARIABLES.some((name) => Boolean(process.env[name]));
+}
+
 /** A channel kept after a failed attempt, for the next one. */
 interface KeptChannel {
   readonly channel: GrpcChannel;
   readonly gate: AttemptGate;
   /** The keepalive time the channel was built with. */
   readonly keepaliveTime: number;
+  /** Whether grpc-js may reach the target through an HTTP CONNECT proxy (see {@link mayUseProxy}). */
+  readonly proxied: boolean;
 }
 
 /** Closes a channel an attempt no longer needs; no subchannel of it dials again. */
@@ -163,9 +179,11 @@ export class GrpcChannelAttempts {
       const kept = this.#takeKept();
       let channel: GrpcChannel;
       let gate: AttemptGate | undefined;
+      let proxied: boolean;
       if (kept !== undefined) {
-        ({ channel, gate } = kept);
+        ({ channel, gate, proxied } = kept);
       } else {
+        proxied = mayUseProxy(this.#resolverTarget, this.#channelOptions);
         const options = connectionOptions(this.#channelOptions, keepalive);
         gate = this.#reuse ? new AttemptGate(this.#resolverTarget) : undefined;
         const gated = gate?.channelOptions(options);
@@ -199,7 +217,7 @@ export class GrpcChannelAttempts {
         if (gate?.bound !== true) return;
         gate.shut();
         this.release();
-        this.#kept = { channel, gate, keepaliveTime: keepalive.time };
+        this.#kept = { channel, gate, keepaliveTime: keepalive.time, proxied };
         keptForNext = true;
       };
       const onGoaway = (errorCode: number, lastStreamId?: number, opaqueData?: Buffer): void => {
@@ -228,10 +246,18 @@ export class GrpcChannelAttempts {
       // dial; a channel without one connects inside a tracking context.
       let tracking: SocketTracking;
       if (gate !== undefined) {
-        tracking = gate.track();
+        const sockets = gate.track();
+        tracking = sockets;
+        const own = gate;
         // A kept channel whose subchannel failed is dialling again now; one that went IDLE, or a new
         // one, is asked to connect.
-        if (kept === undefined || kept.gate.reopen()) channel.getConnectivityState(true);
+        const connect = (): void => {
+          if (kept === undefined || own.reopen()) channel.getConnectivityState(true);
+        };
+        // grpc-js dials an HTTP CONNECT proxy with its own request, not from the subchannel's address:
+        // the gate sees no such socket, the tracking context does.
+        if (proxied) trackSockets(connect, sockets);
+        else connect();
       } else {
         tracking = trackSockets(() => channel.getConnectivityState(true));
       }

@@ -151,10 +151,12 @@ export function claimNextSocket(tracking: AttemptSockets): void {
   }
 }
 
-/** Runs `work` and tracks every client socket created by it, synchronously or in its async continuations. */
-export function trackSockets(work: () => void): SocketTracking {
+/**
+ * Runs `work` and tracks every client socket created by it, synchronously or in its async
+ * continuations, in `tracking` (a new one unless given: one that also takes claimed sockets).
+ */
+export function trackSockets(work: () => void, tracking = new AttemptSockets()): SocketTracking {
   subscribeOnce();
-  const tracking = new AttemptSockets();
   try {
     context.run(tracking, work);
   } catch (error) {

@@ -164,6 +164,32 @@ describe('ManagedChannel: one TCP connection per scheduled attempt, none after i
   });
 });
 
+describe('ManagedChannel through an HTTP CONNECT proxy (grpc_proxy)', () => {
+  it('a cut attempt resets its connection to a proxy that never answers; none is left after close()', async () => {
+    // A proxy that accepts the TCP connection and never answers the CONNECT request.
+    const proxy = await countingServer(() => undefined);
+    const names = ['grpc_proxy', 'no_grpc_proxy', 'no_proxy'] as const;
+    const saved = names.map((name) => [name, process.env[name]] as const);
+    cleanup.push(() => {
+      for (const [name, value] of saved) {
+        if (value === undefined) Reflect.deleteProperty(process.env, name);
+        else process.env[name] = value;
+      }
+    });
+    process.env['grpc_proxy'] = `http://127.0.0.1:${String(proxy.port)}`;
+    for (const name of ['no_grpc_proxy', 'no_proxy']) Reflect.deleteProperty(process.env, name);
+    const { channel, log } = managed(await refusedPort());
+    channel.manager.connect();
+    // Each attempt is cut at its deadline (minConnectTimeout 300 ms): the CONNECT is never answered.
+    await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 3, 10_000);
+    expect(proxy.open()).toBeLessThanOrEqual(1);
+    channel.close();
+    await sleep(300);
+    expect(proxy.accepted()).toBe(log.starts().length);
+    expect(proxy.open()).toBe(0);
+  });
+});
+
 describe('ManagedChannel: failed attempts and reconnects share one grpc-js channel', () => {
   /** Counts the grpc-js channels the ManagedChannel builds (each is bound to a new gate) and closes. */
   function channelsBuilt() {

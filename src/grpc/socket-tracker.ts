@@ -86,11 +86,6 @@ export class AttemptSockets implements SocketTracking {
   #blocked = 0;
   readonly blocked = (): number => this.#blocked;
 
-  /** Whether the attempt has ended. */
-  get ended(): boolean {
-    return this.#ended;
-  }
-
   /** Takes a socket created for this attempt. */
   take(socket: Socket): void {
     if (this.#ended) {

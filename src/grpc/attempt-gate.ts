@@ -42,6 +42,23 @@ const PARKED_BACKOFF_MS = 86_400_000;
 const ENDED = new AttemptSockets();
 ENDED.end();
 
+/** The attempt a gate serves: what it tells of the channel while that attempt runs. */
+export interface GateAttempt {
+  /** The open gate shut because the channel failed to connect (told on a microtask). */
+  gateFailed(): void;
+  /** The channel's state changed (while watched: {@link AttemptGate.watch}); in order, on a microtask. */
+  channelStateChanged(state: ConnectivityState): void;
+}
+
+/** Where an address made by {@link AttemptGate.dialAddress} keeps its gate. */
+const GATE = Symbol('redialer.attemptGate');
+
+/** The `signal` getter of a gate's addresses: claims the socket being built, and gives no AbortSignal. */
+function claimSignal(this: { readonly [GATE]?: AttemptGate }): undefined {
+  this[GATE]?.claimSocket();
+  return undefined;
+}
+
 /** The gates of live channels, by id: the policy instance finds its gate here. */
 const gates = new Map<string, AttemptGate>();
 let nextId = 0;
@@ -187,21 +204,32 @@ export class AttemptGate {
   #newList = true;
   /** The real subchannels among them that failed since the gate opened. */
   readonly #failed = new Set<SubchannelInterface>();
-  #onFailure: (() => void) | undefined;
+  /** The attempt that hears of a failure, and the one a failure is being told to (on a microtask). */
+  #listening: GateAttempt | undefined;
+  #failing: GateAttempt | undefined;
+  readonly #tellFailure = (): void => {
+    const attempt = this.#failing;
+    this.#failing = undefined;
+    attempt?.gateFailed();
+  };
   /** The sockets of the current attempt. */
   #sockets = ENDED;
   /** Who hears the channel's state changes ({@link watch}), and the changes not yet told. */
-  #watcher: ((state: ConnectivityState) => void) | undefined;
+  #watcher: GateAttempt | undefined;
   readonly #changes: connectivityState[] = [];
   readonly #deliver = (): void => {
     const watcher = this.#watcher;
     for (const state of this.#changes.splice(0)) {
       // A watcher that ended its attempt may already have handed over to the next one's.
       if (watcher === undefined || this.#watcher !== watcher) return;
-      watcher(fromGrpcState(state));
+      watcher.channelStateChanged(fromGrpcState(state));
     }
   };
-  readonly #listener = (subchannel: SubchannelInterface, _previous: unknown, state: connectivityState): void => {
+  readonly #onSubchannelState = (
+    subchannel: SubchannelInterface,
+    _previous: unknown,
+    state: connectivityState,
+  ): void => {
     if (state !== connectivityState.TRANSIENT_FAILURE || !this.#open) return;
     this.#failed.add(subchannel);
     if (this.#subchannels.every((s) => this.#failed.has(s.getRealSubchannel()))) this.#fail();
@@ -221,26 +249,28 @@ export class AttemptGate {
   }
 
   /**
-   * Tells `onState` of every change of the channel's state from now on, in order, on a microtask (never
-   * from inside grpc-js's own update), until the returned function is called. Under a bound gate the
-   * channel's state is what `pick_first` reports, and SHUTDOWN once the policy is destroyed (the channel
-   * was closed). Lighter than a watch on the channel itself, which arms a grpc-js watcher per change.
+   * Tells `attempt` of every change of the channel's state from now on, in order, on a microtask (never
+   * from inside grpc-js's own update), until {@link unwatch}. Under a bound gate the channel's state is
+   * what `pick_first` reports, and SHUTDOWN once the policy is destroyed (the channel was closed).
+   * Lighter than a watch on the channel itself, which arms a grpc-js watcher per change.
    */
-  watch(onState: (state: ConnectivityState) => void): () => void {
-    this.#watcher = onState;
+  watch(attempt: GateAttempt): void {
+    this.#watcher = attempt;
     // Changes made before this attempt watched are not its own.
     this.#changes.length = 0;
-    return () => {
-      if (this.#watcher === onState) this.#watcher = undefined;
-    };
+  }
+
+  /** Ends {@link watch} for `attempt` (a later attempt's watch stays). */
+  unwatch(attempt: GateAttempt): void {
+    if (this.#watcher === attempt) this.#watcher = undefined;
   }
 
   /**
-   * Sets what to call (on a microtask) when the open gate shuts because the channel failed to connect:
-   * once per attempt, before it starts.
+   * Sets the attempt to tell (on a microtask) when the open gate shuts because the channel failed to
+   * connect: once per attempt, before it starts.
    */
-  listen(onFailure: () => void): void {
-    this.#onFailure = onFailure;
+  listen(attempt: GateAttempt): void {
+    this.#listening = attempt;
   }
 
   /**
@@ -340,15 +370,15 @@ export class AttemptGate {
    * report).
    */
   dialAddress(address: SubchannelAddress): SubchannelAddress {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getter's own `this` is the address
-    const gate = this;
-    return {
-      ...address,
-      get signal(): undefined {
-        claimNextSocket(gate.#open ? gate.#sockets : ENDED);
-        return undefined;
-      },
-    };
+    const claiming: SubchannelAddress & { [GATE]?: AttemptGate } = { ...address, [GATE]: this };
+    // One getter function for every address (its `this` is the address): addresses of one kind share a
+    // shape, where a getter made per address would give each its own.
+    return Object.defineProperty(claiming, 'signal', { get: claimSignal, enumerable: true, configurable: true });
+  }
+
+  /** @internal The socket being created now was dialled by one of this gate's subchannels. */
+  claimSocket(): void {
+    claimNextSocket(this.#open ? this.#sockets : ENDED);
   }
 
   /** Shuts the gate until {@link reopen}: the channel's connection was lost, and it waits for the next attempt. */
@@ -384,7 +414,7 @@ export class AttemptGate {
     const gated = new GatedSubchannel(subchannel, this);
     if (this.#disposed) return gated;
     // One listener function per gate: the subchannel's listener set keeps it once however often it is added.
-    subchannel.addConnectivityStateListener(this.#listener);
+    subchannel.addConnectivityStateListener(this.#onSubchannelState);
     if (this.#newList) {
       this.#subchannels = [];
       this.#newList = false;
@@ -413,8 +443,10 @@ export class AttemptGate {
   #fail(): void {
     if (this.#disposed) return;
     this.#open = false;
-    const onFailure = this.#onFailure;
     // Not from inside grpc-js's listener loop: the owner may close the channel in response.
-    if (onFailure !== undefined) queueMicrotask(onFailure);
+    if (this.#listening !== undefined && this.#failing === undefined) {
+      this.#failing = this.#listening;
+      queueMicrotask(this.#tellFailure);
+    }
   }
 }

@@ -19,7 +19,7 @@
 import { Channel as GrpcChannel, type ChannelCredentials, type ChannelOptions } from '@grpc/grpc-js';
 import type { EventEmitter } from 'node:events';
 import { isIPv4, isIPv6 } from 'node:net';
-import { Observable } from 'rxjs';
+import { Observable, type Subscriber, type Subscription, type TeardownLogic, type Unsubscribable } from 'rxjs';
 import type { Connector } from '../connector.js';
 import type { ConnectivityState } from '../connectivity-state.js';
 import { MAX_DELAY_MS } from '../backoff/backoff.js';
@@ -27,7 +27,7 @@ import { ConnectionClosedError } from '../errors/connection-closed-error.js';
 import { permanent } from '../errors/permanent-error.js';
 import { withoutStackTrace } from '../errors/without-stack-trace.js';
 import { checkOptionsObject } from '../validate.js';
-import { AttemptGate } from './attempt-gate.js';
+import { AttemptGate, type GateAttempt } from './attempt-gate.js';
 import { channelState } from './channel-state.js';
 import { ConnectionFailedError } from './connection-failed-error.js';
 import { GoawayError } from './goaway-error.js';
@@ -39,11 +39,6 @@ import { type SocketTracking, trackSockets } from './socket-tracker.js';
 function bytesRead(session: EventEmitter): number | undefined {
   const socket = (session as { socket?: { bytesRead?: unknown } }).socket;
   return typeof socket?.bytesRead === 'number' ? socket.bytesRead : undefined;
-}
-
-/** What ended an attempt's connection, from what its sockets and HTTP/2 session reported. */
-function causeOf(tracking: SocketTracking, goaway: GoawayError | undefined): Error | undefined {
-  return goaway ?? tracking.errors[0];
 }
 
 /**
@@ -106,14 +101,9 @@ function mayUseProxy(target: string, options: ChannelOptions): boolean {
   return PROXY_VARIABLES.some((name) => Boolean(process.env[name]));
 }
 
-/** A channel kept after a failed attempt, for the next one. */
-interface KeptChannel {
-  readonly channel: GrpcChannel;
+/** A channel kept after a failed attempt (or a lost connection), for the next one: its gate is bound. */
+interface KeptChannel extends AttemptChannel {
   readonly gate: AttemptGate;
-  /** The keepalive time the channel was built with. */
-  readonly keepaliveTime: number;
-  /** Whether grpc-js may reach the target through an HTTP CONNECT proxy (see {@link mayUseProxy}). */
-  readonly proxied: boolean;
 }
 
 /** Closes a channel an attempt no longer needs; no subchannel of it dials again. */
@@ -121,6 +111,220 @@ function closeChannel(channel: GrpcChannel, gate: AttemptGate | undefined): void
   gate?.dispose();
   stopGrpcJsReconnects(channel);
   channel.close();
+}
+
+/** The channel an attempt runs on: a new one, or one kept from the attempt before. */
+interface AttemptChannel {
+  readonly channel: GrpcChannel;
+  /** The channel's gate; none when the channel was built without one (`reuse` off, or a policy of the user's). */
+  readonly gate: AttemptGate | undefined;
+  /** The keepalive time the channel was built with. */
+  readonly keepaliveTime: number;
+  /** Whether grpc-js may reach the target through an HTTP CONNECT proxy (see {@link mayUseProxy}). */
+  readonly proxied: boolean;
+}
+
+/**
+ * One connection attempt on a grpc-js channel, from its start to its teardown: one object per attempt,
+ * whose methods hear what the gate, the channel and the HTTP/2 session report (a failed attempt costs
+ * no closures).
+ */
+class ChannelAttempt implements GateAttempt, Unsubscribable {
+  /**
+   * 'settings': grpc-js says READY but the server's SETTINGS frame has not been read yet (grpc-js 1.10
+   * reports READY at TCP/TLS connect); the attempt is not established until it has been.
+   */
+  #phase: 'connecting' | 'settings' | 'ready' = 'connecting';
+  #goaway: GoawayError | undefined = undefined;
+  /** Whether the channel was kept for the next attempt, which may already have taken it. */
+  #keptForNext = false;
+  /** Every socket grpc-js opens for this attempt (set in {@link start}). */
+  #tracking: SocketTracking | undefined = undefined;
+  /** The watch on a new channel's own state (a kept channel's gate tells its state instead). */
+  #watch: Subscription | undefined = undefined;
+  /** The READY connection's HTTP/2 sessions, and the listeners this attempt set on them. */
+  #sessions: EventEmitter[] | undefined = undefined;
+  #onGoaway: ((errorCode: number, lastStreamId?: number, opaqueData?: Buffer) => void) | undefined = undefined;
+  #onSettings: (() => void) | undefined = undefined;
+
+  constructor(
+    private readonly subscriber: Subscriber<GrpcChannel>,
+    private readonly target: string,
+    private readonly keepalive: KeepalivePolicy,
+    private readonly on: AttemptChannel,
+    /** Whether the channel was kept from the attempt before (its gate is bound and tells its state). */
+    private readonly reused: boolean,
+    /** Keeps the channel for the next attempt. */
+    private readonly keepChannel: (kept: KeptChannel) => void,
+  ) {}
+
+  /** Starts the attempt; the attempt is its own teardown. */
+  start(): this {
+    const { channel, gate, proxied } = this.on;
+    gate?.listen(this);
+    // Every socket grpc-js opens for this attempt is known: a gate hears of each one its subchannels
+    // dial; a channel without one connects inside a tracking context.
+    if (gate !== undefined) {
+      const sockets = gate.track();
+      this.#tracking = sockets;
+      // grpc-js dials an HTTP CONNECT proxy with its own request, not from the subchannel's address:
+      // the gate sees no such socket, the tracking context does.
+      if (proxied) {
+        trackSockets(() => {
+          this.#connect(gate);
+        }, sockets);
+      } else this.#connect(gate);
+    } else {
+      this.#tracking = trackSockets(() => channel.getConnectivityState(true));
+    }
+    // A kept channel's gate is bound: it tells its pick_first's states; a new channel is watched itself.
+    if (this.reused) gate?.watch(this);
+    else {
+      this.#watch = channelState(channel).subscribe((state) => {
+        this.channelStateChanged(state);
+      });
+    }
+    return this;
+  }
+
+  /** A kept channel whose subchannel failed is dialling again now; one that went IDLE, or a new one, is asked to connect. */
+  #connect(gate: AttemptGate): void {
+    if (!this.reused || gate.reopen()) this.on.channel.getConnectivityState(true);
+  }
+
+  /**
+   * Keeps the channel for the next attempt, its gate shut until then: when the gate ended the attempt
+   * (the channel failed cleanly) or the established connection was lost (calls still running on a
+   * connection that received GOAWAY go on on its HTTP/2 session; new calls wait for READY). Done before
+   * the manager hears of the end, so that an owner that releases the kept channel when the manager stops
+   * (goes IDLE or shuts down) finds it.
+   */
+  #keep(): void {
+    const { channel, gate, keepaliveTime, proxied } = this.on;
+    if (gate?.bound !== true) return;
+    gate.shut();
+    this.keepChannel(this.reused ? (this.on as KeptChannel) : { channel, gate, keepaliveTime, proxied });
+    this.#keptForNext = true;
+  }
+
+  /** What ended the attempt's connection, from what its sockets and HTTP/2 session reported. */
+  #cause(): Error | undefined {
+    return this.#goaway ?? this.#tracking?.errors[0];
+  }
+
+  #end(error: Error): void {
+    this.keepalive.onConnectionEnded(this.target, error);
+    this.subscriber.error(error);
+  }
+
+  #failed(state: 'TRANSIENT_FAILURE' | 'SHUTDOWN'): void {
+    const cause = this.#cause();
+    const opened = (this.#tracking?.sockets.size ?? 0) > 0;
+    this.#end(withoutStackTrace(() => new ConnectionFailedError(this.target, state, cause, opened)));
+  }
+
+  #established(): void {
+    if (this.subscriber.closed || this.#phase !== 'settings') return;
+    this.#phase = 'ready';
+    this.subscriber.next(this.on.channel);
+  }
+
+  /** @internal The gate shut because the channel failed to connect. */
+  gateFailed(): void {
+    if (this.subscriber.closed || this.#phase !== 'connecting') return;
+    this.#keep();
+    this.#failed('TRANSIENT_FAILURE');
+  }
+
+  /** @internal The channel's state changed. */
+  channelStateChanged(state: ConnectivityState): void {
+    // Once kept, the channel may serve the next attempt before this one's teardown has run.
+    if (this.subscriber.closed) return;
+    if (state === 'READY') {
+      this.#phase = 'settings';
+      // grpc-js reports READY just before it stores the connection's transport: look once that is done.
+      queueMicrotask(() => {
+        this.#watchSettings();
+      });
+    } else if (this.#phase === 'ready') {
+      this.#keep();
+      const cause = this.#cause();
+      // Made in a grpc-js callback: a stack trace would name none of the caller's frames.
+      this.#end(
+        cause instanceof GoawayError
+          ? cause
+          : withoutStackTrace(
+              () =>
+                new ConnectionClosedError(
+                  cause === undefined
+                    ? `the connection to ${this.target} was lost`
+                    : `the connection to ${this.target} was lost: ${cause.message}`,
+                  { cause },
+                ),
+            ),
+      );
+    } else if (this.#phase === 'settings' || state === 'SHUTDOWN') {
+      this.#failed(state === 'SHUTDOWN' ? 'SHUTDOWN' : 'TRANSIENT_FAILURE');
+    } else if (state === 'TRANSIENT_FAILURE' && this.on.gate?.bound !== true) {
+      // Under a bound gate the failure is the gate's to tell: the channel's own state stays in
+      // TRANSIENT_FAILURE from the first failure on, also while a later attempt connects.
+      this.#failed(state);
+    }
+  }
+
+  /** The channel is READY: hear its sessions' GOAWAY, and wait for the server's SETTINGS if not read yet. */
+  #watchSettings(): void {
+    if (this.subscriber.closed) return;
+    const sessions = grpcJsSessions(this.on.channel);
+    this.#sessions = sessions;
+    const onGoaway = (errorCode: number, lastStreamId?: number, opaqueData?: Buffer): void => {
+      // Made in a session's event: a stack trace would name none of the caller's frames.
+      this.#goaway ??= withoutStackTrace(() => new GoawayError(errorCode, lastStreamId, opaqueData));
+    };
+    this.#onGoaway = onGoaway;
+    // Hear the server's GOAWAY (code and debug data) before grpc-js reacts to it.
+    for (const session of sessions) session.prependListener('goaway', onGoaway);
+    // Nothing read from the server yet: its SETTINGS frame is still to come. grpc-js has removed the
+    // session's listeners, which turns Node's 'remoteSettings' event off; the server's ACK of our
+    // SETTINGS ('localSettings') follows its own SETTINGS frame and still arrives.
+    const waiting = sessions.find((session) => bytesRead(session) === 0);
+    if (waiting === undefined) this.#established();
+    else {
+      const onSettings = (): void => {
+        this.#established();
+      };
+      this.#onSettings = onSettings;
+      waiting.once('remoteSettings', onSettings);
+      waiting.once('localSettings', onSettings);
+    }
+  }
+
+  /** The attempt's teardown. */
+  unsubscribe(): void {
+    const { channel, gate } = this.on;
+    if (this.reused) gate?.unwatch(this);
+    this.#watch?.unsubscribe();
+    for (const session of this.#sessions ?? []) {
+      if (this.#onGoaway !== undefined) session.off('goaway', this.#onGoaway);
+      if (this.#onSettings !== undefined) {
+        session.off('remoteSettings', this.#onSettings);
+        session.off('localSettings', this.#onSettings);
+      }
+    }
+    const tracking = this.#tracking;
+    if (this.#phase !== 'ready') tracking?.destroyAll();
+    tracking?.end();
+    if (this.#keptForNext) {
+      // Kept (and perhaps in use again, or released): no longer this attempt's to close.
+    } else if (this.#phase === 'ready') {
+      // An established connection closes gracefully with its channel.
+      gate?.dispose();
+      channel.close();
+    } else {
+      // grpc-js must not dial again for this attempt.
+      closeChannel(channel, gate);
+    }
+  }
 }
 
 /**
@@ -138,6 +342,13 @@ export class GrpcChannelAttempts {
   readonly #keepalive: KeepalivePolicy;
   readonly #reuse: boolean;
   #kept: KeptChannel | undefined;
+  /** The attempts, as one cold Observable: each subscription is one attempt. */
+  readonly #attempts$: Observable<GrpcChannel>;
+  /** Keeps a channel for the next attempt, in place of any kept before. */
+  readonly #keep = (kept: KeptChannel): void => {
+    this.release();
+    this.#kept = kept;
+  };
 
   constructor(
     target: string,
@@ -152,7 +363,8 @@ export class GrpcChannelAttempts {
     this.#credentials = credentials;
     this.#channelOptions = channelOptions;
     this.#reuse = reuse;
-    this.connector = () => this.#attempt();
+    this.#attempts$ = new Observable<GrpcChannel>((subscriber) => this.#start(subscriber));
+    this.connector = () => this.#attempts$;
   }
 
   /** Closes the channel kept from the last attempt (one that failed, or whose connection was lost), if any. */
@@ -172,169 +384,31 @@ export class GrpcChannelAttempts {
     return undefined;
   }
 
-  #attempt(): Observable<GrpcChannel> {
-    return new Observable<GrpcChannel>((subscriber) => {
-      const target = this.#target;
-      const keepalive = this.#keepalive;
-      const kept = this.#takeKept();
-      let channel: GrpcChannel;
-      let gate: AttemptGate | undefined;
-      let proxied: boolean;
-      if (kept !== undefined) {
-        ({ channel, gate, proxied } = kept);
-      } else {
-        proxied = mayUseProxy(this.#resolverTarget, this.#channelOptions);
-        const options = connectionOptions(this.#channelOptions, keepalive);
-        gate = this.#reuse ? new AttemptGate(this.#resolverTarget) : undefined;
-        const gated = gate?.channelOptions(options);
-        if (gated === undefined) {
-          gate?.dispose();
-          gate = undefined;
-        }
-        try {
-          channel = new GrpcChannel(this.#resolverTarget, this.#credentials, gated ?? options);
-        } catch (error) {
-          gate?.dispose();
-          // A bad target or bad credentials will not get better by retrying.
-          subscriber.error(permanent(error));
-          return undefined;
-        }
-      }
-      // 'settings': grpc-js says READY but the server's SETTINGS frame has not been read yet (grpc-js
-      // 1.10 reports READY at TCP/TLS connect); the attempt is not established until it has been.
-      let phase: 'connecting' | 'settings' | 'ready' = 'connecting';
-      let goaway: GoawayError | undefined;
-      // Whether the channel was kept for the next attempt, which may already have taken it.
-      let keptForNext = false;
-      /**
-       * Keeps the channel for the next attempt, its gate shut until then: when the gate ended the
-       * attempt (the channel failed cleanly) or the established connection was lost (calls still
-       * running on a connection that received GOAWAY go on on its HTTP/2 session; new calls wait for
-       * READY). Done before the manager hears of the end, so that an owner that releases the kept
-       * channel when the manager stops (goes IDLE or shuts down) finds it.
-       */
-      const keep = (): void => {
-        if (gate?.bound !== true) return;
-        gate.shut();
-        this.release();
-        this.#kept = { channel, gate, keepaliveTime: keepalive.time, proxied };
-        keptForNext = true;
-      };
-      const onGoaway = (errorCode: number, lastStreamId?: number, opaqueData?: Buffer): void => {
-        goaway ??= new GoawayError(errorCode, lastStreamId, opaqueData);
-      };
-      const sessions: EventEmitter[] = [];
-      const established = (): void => {
-        if (subscriber.closed || phase !== 'settings') return;
-        phase = 'ready';
-        subscriber.next(channel);
-      };
-      const end = (error: Error): void => {
-        keepalive.onConnectionEnded(target, error);
-        subscriber.error(error);
-      };
-      const failed = (state: 'TRANSIENT_FAILURE' | 'SHUTDOWN'): void => {
-        const cause = causeOf(tracking, goaway);
-        end(withoutStackTrace(() => new ConnectionFailedError(target, state, cause, tracking.sockets.size > 0)));
-      };
-      gate?.listen(() => {
-        if (subscriber.closed || phase !== 'connecting') return;
-        keep();
-        failed('TRANSIENT_FAILURE');
-      });
-      // Every socket grpc-js opens for this attempt is known: a gate hears of each one its subchannels
-      // dial; a channel without one connects inside a tracking context.
-      let tracking: SocketTracking;
-      if (gate !== undefined) {
-        const sockets = gate.track();
-        tracking = sockets;
-        const own = gate;
-        // A kept channel whose subchannel failed is dialling again now; one that went IDLE, or a new
-        // one, is asked to connect.
-        const connect = (): void => {
-          if (kept === undefined || own.reopen()) channel.getConnectivityState(true);
-        };
-        // grpc-js dials an HTTP CONNECT proxy with its own request, not from the subchannel's address:
-        // the gate sees no such socket, the tracking context does.
-        if (proxied) trackSockets(connect, sockets);
-        else connect();
-      } else {
-        tracking = trackSockets(() => channel.getConnectivityState(true));
-      }
-      const onState = (state: ConnectivityState): void => {
-        // Once kept, the channel may serve the next attempt before this one's teardown has run.
-        if (subscriber.closed) return;
-        if (state === 'READY') {
-          phase = 'settings';
-          // grpc-js reports READY just before it stores the connection's transport: look once that is done.
-          queueMicrotask(() => {
-            if (subscriber.closed) return;
-            for (const session of grpcJsSessions(channel)) {
-              // Hear the server's GOAWAY (code and debug data) before grpc-js reacts to it.
-              session.prependListener('goaway', onGoaway);
-              sessions.push(session);
-            }
-            // Nothing read from the server yet: its SETTINGS frame is still to come. grpc-js has removed
-            // the session's listeners, which turns Node's 'remoteSettings' event off; the server's ACK of
-            // our SETTINGS ('localSettings') follows its own SETTINGS frame and still arrives.
-            const waiting = sessions.find((session) => bytesRead(session) === 0);
-            if (waiting === undefined) established();
-            else {
-              waiting.once('remoteSettings', established);
-              waiting.once('localSettings', established);
-            }
-          });
-        } else if (phase === 'ready') {
-          keep();
-          const cause = causeOf(tracking, goaway);
-          end(
-            cause instanceof GoawayError
-              ? cause
-              : new ConnectionClosedError(
-                  cause === undefined
-                    ? `the connection to ${target} was lost`
-                    : `the connection to ${target} was lost: ${cause.message}`,
-                  { cause },
-                ),
-          );
-        } else if (phase === 'settings' || state === 'SHUTDOWN') {
-          failed(state === 'SHUTDOWN' ? 'SHUTDOWN' : 'TRANSIENT_FAILURE');
-        } else if (state === 'TRANSIENT_FAILURE' && gate?.bound !== true) {
-          // Under a bound gate the failure is the gate's to tell: the channel's own state stays in
-          // TRANSIENT_FAILURE from the first failure on, also while a later attempt connects.
-          failed(state);
-        }
-      };
-      // A kept channel's gate is bound: it tells its pick_first's states; a new channel is watched itself.
-      let unwatch: () => void;
-      if (kept !== undefined) unwatch = kept.gate.watch(onState);
-      else {
-        const watch = channelState(channel).subscribe(onState);
-        unwatch = () => {
-          watch.unsubscribe();
-        };
-      }
-      return () => {
-        unwatch();
-        for (const session of sessions) {
-          session.off('goaway', onGoaway);
-          session.off('remoteSettings', established);
-          session.off('localSettings', established);
-        }
-        if (phase !== 'ready') tracking.destroyAll();
-        tracking.end();
-        if (keptForNext) {
-          // Kept (and perhaps in use again, or released): no longer this attempt's to close.
-        } else if (phase === 'ready') {
-          // An established connection closes gracefully with its channel.
-          gate?.dispose();
-          channel.close();
-        } else {
-          // grpc-js must not dial again for this attempt.
-          closeChannel(channel, gate);
-        }
-      };
-    });
+  /** Starts one attempt: the work of one subscription to the connector's Observable. */
+  #start(subscriber: Subscriber<GrpcChannel>): TeardownLogic {
+    const kept = this.#takeKept();
+    if (kept !== undefined) {
+      return new ChannelAttempt(subscriber, this.#target, this.#keepalive, kept, true, this.#keep).start();
+    }
+    const proxied = mayUseProxy(this.#resolverTarget, this.#channelOptions);
+    const options = connectionOptions(this.#channelOptions, this.#keepalive);
+    let gate = this.#reuse ? new AttemptGate(this.#resolverTarget) : undefined;
+    const gated = gate?.channelOptions(options);
+    if (gated === undefined) {
+      gate?.dispose();
+      gate = undefined;
+    }
+    let channel: GrpcChannel;
+    try {
+      channel = new GrpcChannel(this.#resolverTarget, this.#credentials, gated ?? options);
+    } catch (error) {
+      gate?.dispose();
+      // A bad target or bad credentials will not get better by retrying.
+      subscriber.error(permanent(error));
+      return undefined;
+    }
+    const fresh = { channel, gate, keepaliveTime: this.#keepalive.time, proxied };
+    return new ChannelAttempt(subscriber, this.#target, this.#keepalive, fresh, false, this.#keep).start();
   }
 }
 

@@ -64,8 +64,6 @@ export interface SocketTracking {
   readonly sockets: ReadonlySet<Socket>;
   /** The errors those sockets reported, in order (ECONNREFUSED, ETIMEDOUT, ECONNRESET…). */
   readonly errors: readonly Error[];
-  /** How many sockets were opened for the attempt after it ended, and never connected. */
-  readonly blocked: () => number;
   /**
    * Resets and destroys every socket seen. A reset rather than a FIN: the peer of a cut attempt may
    * not be reading at all, and a reset frees both ends at once.
@@ -83,13 +81,10 @@ export class AttemptSockets implements SocketTracking {
   readonly sockets = new Set<Socket>();
   readonly errors: Error[] = [];
   #ended = false;
-  #blocked = 0;
-  readonly blocked = (): number => this.#blocked;
 
   /** Takes a socket created for this attempt. */
   take(socket: Socket): void {
     if (this.#ended) {
-      this.#blocked += 1;
       refuse(socket);
       return;
     }

@@ -100,6 +100,33 @@ class GatedSubchannel extends experimental.BaseSubchannelWrapper {
 type ChildHandler = experimental.LoadBalancer;
 type ChildHandlerConstructor = new (helper: ChannelControlHelper, ...rest: unknown[]) => ChildHandler;
 
+/**
+ * grpc-js's `pick_first` policy class, once a gate's child handler has built one (grpc-js's public API
+ * has no way to build a policy but through a `ChildLoadBalancerHandler`). Later gates build it
+ * directly: a child handler per channel costs a class of its own (grpc-js defines its helper class per
+ * instance, about a kilobyte) and one more layer on every state change, and it only matters to a
+ * policy whose child can change.
+ */
+let PickFirst: ChildHandlerConstructor | undefined;
+
+/** The policy a child handler built, if it is grpc-js's `pick_first` (read from its `currentChild`). */
+function pickFirstClassOf(handler: ChildHandler): ChildHandlerConstructor | undefined {
+  const child = (handler as { currentChild?: unknown }).currentChild;
+  if (typeof child !== 'object' || child === null) return undefined;
+  const policy = child as Partial<ChildHandler>;
+  if (
+    typeof policy.getTypeName !== 'function' ||
+    policy.getTypeName() !== 'pick_first' ||
+    typeof policy.updateAddressList !== 'function' ||
+    typeof policy.exitIdle !== 'function' ||
+    typeof policy.resetBackoff !== 'function' ||
+    typeof policy.destroy !== 'function'
+  ) {
+    return undefined;
+  }
+  return child.constructor as ChildHandlerConstructor;
+}
+
 /** The policy: `pick_first` with gated subchannels. */
 class GateBalancer implements experimental.LoadBalancer {
   readonly #child: ChildHandler;
@@ -146,7 +173,7 @@ class GateBalancer implements experimental.LoadBalancer {
         );
       },
     });
-    const Handler = experimental.ChildLoadBalancerHandler as unknown as ChildHandlerConstructor;
+    const Handler: ChildHandlerConstructor = PickFirst ?? experimental.ChildLoadBalancerHandler;
     this.#child = new Handler(childHelper, ...rest);
   }
 
@@ -158,7 +185,9 @@ class GateBalancer implements experimental.LoadBalancer {
     this.#gate?.beginSubchannelList();
     // grpc-js 1.10 returns nothing; 1.14 whether the update was accepted.
     const child = this.#child as unknown as { updateAddressList(...args: unknown[]): boolean | undefined };
-    return child.updateAddressList(endpoints, this.#pickFirst, ...rest) ?? true;
+    const accepted = child.updateAddressList(endpoints, this.#pickFirst, ...rest) ?? true;
+    PickFirst ??= pickFirstClassOf(this.#child);
+    return accepted;
   }
 
   exitIdle(): void {

@@ -6,7 +6,7 @@
  * then growing) after their channel is closed; each test waits past it (LINGER) before counting.
  * Also: a process that makes one failing call through a ManagedChannel exits by itself.
  */
-import { type Channel as GrpcChannel, connectivityState, credentials, status } from '@grpc/grpc-js';
+import { type Channel as GrpcChannel, connectivityState, credentials, experimental, status } from '@grpc/grpc-js';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
@@ -254,6 +254,34 @@ describe('ManagedChannel: failed attempts and reconnects share one grpc-js chann
     expect(dials.dialled()).toBe(log.starts().length);
     expect(dials.refused()).toBe(0);
     expect(dials.open()).toBe(0);
+  });
+
+  it("after the first gated channel, the gate builds grpc-js's pick_first itself, without a child handler of its own", async () => {
+    const s = await startTestServer();
+    cleanup.push(() => s.close());
+    // A first channel: its gate finds grpc-js's pick_first class through a child handler (if no earlier
+    // test in this process did).
+    const first = managed(s.port);
+    first.channel.manager.connect();
+    await until(first.channel.state$, (x) => x.state === 'READY');
+    // From now on, which policies grpc-js's child handlers build: the channel's own (the gate policy,
+    // under the resolving balancer) and, if the gate still used one, pick_first.
+    const handled = vi.spyOn(experimental.ChildLoadBalancerHandler.prototype, 'updateAddressList');
+    cleanup.push(() => {
+      handled.mockRestore();
+    });
+    const policies = (): string[] => handled.mock.calls.map((call) => call[1].getLoadBalancerName());
+    const second = managed(s.port);
+    second.channel.manager.connect();
+    await until(second.channel.state$, (x) => x.state === 'READY');
+    await expect(echo(second.client, 'direct')).resolves.toEqual({ text: 'direct' });
+    expect(policies()).toEqual(['redialer_attempt_gate']);
+    // The policy still serves a loss and a reconnect.
+    await s.crash();
+    await until(second.channel.state$, (x) => x.state === 'TRANSIENT_FAILURE');
+    await s.restart();
+    await until(second.channel.state$, (x) => x.state === 'READY');
+    await expect(echo(second.client, 'again')).resolves.toEqual({ text: 'again' });
   });
 
   it('between attempts the subchannel stays parked in TRANSIENT_FAILURE: no grpc-js timer moves it', async () => {

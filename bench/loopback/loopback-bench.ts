@@ -33,6 +33,8 @@ export interface LoopbackFigure {
   readonly connections: number;
   /** ms the server was down. */
   readonly downtime: number;
+  /** The unreported rounds each subject ran before the measured runs. */
+  readonly warmUp: { readonly rounds: number; readonly connections: number };
   readonly runs: readonly LoopbackRun[];
 }
 
@@ -207,8 +209,16 @@ function grpcFleet(target: string, connections: number): Fleet {
   };
 }
 
-/** Connections of the warm-up round that runs each subject once before the measured runs. */
-const WARM_UP_CONNECTIONS = 500;
+/** Connections of the warm-up rounds that run each subject before the measured runs. */
+const WARM_UP_CONNECTIONS = 1000;
+
+/**
+ * Warm-up rounds per subject. V8 optimizes the code of a reconnect storm over several storms: with one
+ * round of 500 connections, the measured runs still spent 150–400 ms each (a third of a 1,000-connection
+ * storm's CPU) compiling, on both sides, falling from run to run (`node --trace-opt`). After three
+ * rounds of 1,000 it is down to 40–100 ms, and the runs measure reconnecting rather than compiling.
+ */
+const WARM_UP_ROUNDS = 3;
 
 /** Options of {@link runLoopback}. */
 export interface LoopbackOptions {
@@ -236,13 +246,17 @@ export async function runLoopback({ sizes, downtime, runs, say, only }: Loopback
       ] satisfies [string, (n: number) => Fleet][]
     ).filter(([name]) => only === undefined || name.includes(only));
     const figures: LoopbackFigure[] = [];
-    // One discarded round per subject first, so that no measured run pays for compiling a subject's
-    // code (the first run of a subject in a fresh process cost up to 1.5x its later runs).
-    for (const [name, fleet] of subjects) {
-      const connections = Math.min(WARM_UP_CONNECTIONS, sizes[0] ?? WARM_UP_CONNECTIONS);
-      say?.(`loopback: ${name}, warm-up with ${String(connections)} connections (not reported)`);
-      await measure(name, server, port, connections, downtime, fleet(connections));
-      await sleep(500);
+    // Discarded rounds first (see WARM_UP_ROUNDS), subjects taking turns, so that the measured runs do
+    // not pay for compiling a subject's code.
+    const warmUpConnections = Math.min(WARM_UP_CONNECTIONS, sizes[0] ?? WARM_UP_CONNECTIONS);
+    for (let round = 0; round < WARM_UP_ROUNDS; round++) {
+      for (const [name, fleet] of subjects) {
+        say?.(
+          `loopback: ${name}, warm-up ${String(round + 1)}/${String(WARM_UP_ROUNDS)} with ${String(warmUpConnections)} connections (not reported)`,
+        );
+        await measure(name, server, port, warmUpConnections, downtime, fleet(warmUpConnections));
+        await sleep(500);
+      }
     }
     for (const connections of sizes) {
       const results = new Map<string, LoopbackRun[]>(subjects.map(([name]) => [name, []]));
@@ -255,7 +269,13 @@ export async function runLoopback({ sizes, downtime, runs, say, only }: Loopback
         }
       }
       for (const [name] of subjects)
-        figures.push({ subject: name, connections, downtime, runs: results.get(name) ?? [] });
+        figures.push({
+          subject: name,
+          connections,
+          downtime,
+          warmUp: { rounds: WARM_UP_ROUNDS, connections: warmUpConnections },
+          runs: results.get(name) ?? [],
+        });
     }
     return figures;
   } finally {

@@ -141,10 +141,21 @@ class GateBalancer implements experimental.LoadBalancer {
 
   // grpc-js 1.10 passes the channel options as a second argument, which its child handler needs too.
   constructor(helper: ChannelControlHelper, ...rest: unknown[]) {
+    // The parent's methods, read once. grpc-js's child handler defines its helper class per instance, so
+    // in a process with thousands of channels a read per call meets thousands of shapes: a megamorphic
+    // lookup that misses V8's cache, on every state change of every channel.
+    const createSubchannel = helper.createSubchannel.bind(helper);
+    const requestReresolution = helper.requestReresolution.bind(helper);
+    // grpc-js 1.14 passes an error message too (1.10 does not, and ignores a third argument).
+    const updateState = helper.updateState.bind(helper) as (
+      state: connectivityState,
+      picker: Picker,
+      errorMessage?: string | null,
+    ) => void;
     const childHelper = experimental.createChildChannelControlHelper(helper, {
       createSubchannel: (address, args) => {
         const gate = this.#gate;
-        if (gate === undefined) return helper.createSubchannel(address, args);
+        if (gate === undefined) return createSubchannel(address, args);
         // A failed subchannel stays in TRANSIENT_FAILURE until the next attempt takes it out with
         // resetBackoff() (see `reopen`): grpc-js's own backoff never runs out under the gate, so no timer
         // fires and no state changes between attempts. (Not a channel option: a channel that does not
@@ -157,20 +168,15 @@ class GateBalancer implements experimental.LoadBalancer {
             'grpc.max_reconnect_backoff_ms': PARKED_BACKOFF_MS,
           };
         }
-        return gate.adopt(helper.createSubchannel(gate.dialAddress(address), this.#gatedArgs));
+        return gate.adopt(createSubchannel(gate.dialAddress(address), this.#gatedArgs));
       },
       // pick_first asks after every failure; a target that is an address resolves to itself again.
       requestReresolution: () => {
-        if (this.#gate?.reresolve !== false) helper.requestReresolution();
+        if (this.#gate?.reresolve !== false) requestReresolution();
       },
-      // grpc-js 1.14 passes an error message too (1.10 does not, and ignores a third argument).
       updateState: (state: connectivityState, picker: Picker, errorMessage?: string | null) => {
         this.#gate?.onChildState(state);
-        (helper.updateState as (state: connectivityState, picker: Picker, errorMessage?: string | null) => void)(
-          state,
-          picker,
-          errorMessage,
-        );
+        updateState(state, picker, errorMessage);
       },
     });
     const Handler: ChildHandlerConstructor = PickFirst ?? experimental.ChildLoadBalancerHandler;

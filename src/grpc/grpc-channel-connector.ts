@@ -200,10 +200,12 @@ class ChannelAttempt implements GateAttempt, Unsubscribable {
    * (goes IDLE or shuts down) finds it.
    */
   #keep(): void {
-    const { channel, gate, keepaliveTime, proxied } = this.on;
+    const { gate } = this.on;
     if (gate?.bound !== true) return;
     gate.shut();
-    this.keepChannel(this.reused ? (this.on as KeptChannel) : { channel, gate, keepaliveTime, proxied });
+    // With its gate bound, the attempt's channel is what a kept channel records (the same object serves
+    // every attempt that reuses it).
+    this.keepChannel(this.on as KeptChannel);
     this.#keptForNext = true;
   }
 

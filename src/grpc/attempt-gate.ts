@@ -85,6 +85,9 @@ class GateConfig implements TypedLoadBalancingConfig {
 
 /** A subchannel that connects only while its gate is open, once per opening. */
 class GatedSubchannel extends experimental.BaseSubchannelWrapper {
+  /** The references `pick_first` holds (one per subchannel list, one as its pick). */
+  #refs = 0;
+
   constructor(
     child: SubchannelInterface,
     private readonly gate: AttemptGate,
@@ -95,6 +98,43 @@ class GatedSubchannel extends experimental.BaseSubchannelWrapper {
   override startConnecting(): void {
     if (this.gate.mayConnect(this.getRealSubchannel())) super.startConnecting();
   }
+
+  override ref(): void {
+    super.ref();
+    this.#refs++;
+  }
+
+  override unref(): void {
+    super.unref();
+    this.#refs--;
+  }
+
+  /** Whether no subchannel list and no pick holds it: `pick_first` has let it go. */
+  get unused(): boolean {
+    return this.#refs <= 0;
+  }
+}
+
+/** Whether two plain objects (subchannel addresses, channel options) have the same own keys and values. */
+function shallowEqual(a: object, b: object): boolean {
+  if (a === b) return true;
+  let keys = 0;
+  for (const key in a) {
+    if (!Object.hasOwn(a, key)) continue;
+    if (!Object.hasOwn(b, key) || (a as Record<string, unknown>)[key] !== (b as Record<string, unknown>)[key]) {
+      return false;
+    }
+    keys++;
+  }
+  for (const key in b) if (Object.hasOwn(b, key)) keys--;
+  return keys === 0;
+}
+
+/** The gated subchannel a policy made last, and what `pick_first` asked for it with. */
+interface MadeSubchannel {
+  readonly address: SubchannelAddress;
+  readonly args: ChannelOptions;
+  readonly subchannel: GatedSubchannel;
 }
 
 type ChildHandler = experimental.LoadBalancer;
@@ -138,6 +178,13 @@ class GateBalancer implements experimental.LoadBalancer {
    */
   #args: ChannelOptions | undefined;
   #gatedArgs: ChannelOptions = {};
+  /**
+   * The subchannel made last. `pick_first` drops its subchannel list when its connection is lost (it
+   * goes IDLE) and asks for the same address again when it leaves IDLE: the subchannel it let go serves
+   * again, instead of a new wrapper at every layer and a lookup in the subchannel pool (which sorts and
+   * compares every channel option) for the same grpc-js subchannel, once per reconnect.
+   */
+  #made: MadeSubchannel | undefined;
 
   // grpc-js 1.10 passes the channel options as a second argument, which its child handler needs too.
   constructor(helper: ChannelControlHelper, ...rest: unknown[]) {
@@ -156,6 +203,15 @@ class GateBalancer implements experimental.LoadBalancer {
       createSubchannel: (address, args) => {
         const gate = this.#gate;
         if (gate === undefined) return createSubchannel(address, args);
+        const made = this.#made;
+        if (
+          made !== undefined &&
+          made.subchannel.unused &&
+          shallowEqual(made.address, address) &&
+          shallowEqual(made.args, args)
+        ) {
+          return gate.adopt(made.subchannel);
+        }
         // A failed subchannel stays in TRANSIENT_FAILURE until the next attempt takes it out with
         // resetBackoff() (see `reopen`): grpc-js's own backoff never runs out under the gate, so no timer
         // fires and no state changes between attempts. (Not a channel option: a channel that does not
@@ -168,7 +224,9 @@ class GateBalancer implements experimental.LoadBalancer {
             'grpc.max_reconnect_backoff_ms': PARKED_BACKOFF_MS,
           };
         }
-        return gate.adopt(createSubchannel(gate.dialAddress(address), this.#gatedArgs));
+        const subchannel = new GatedSubchannel(createSubchannel(gate.dialAddress(address), this.#gatedArgs), gate);
+        this.#made = { address, args, subchannel };
+        return gate.adopt(subchannel);
       },
       // pick_first asks after every failure; a target that is an address resolves to itself again.
       requestReresolution: () => {
@@ -444,19 +502,21 @@ export class AttemptGate {
     this.#newList = true;
   }
 
-  /** @internal Wraps a subchannel `pick_first` asked for, and hears its failures before `pick_first` does. */
-  adopt(subchannel: SubchannelInterface): SubchannelInterface {
-    const gated = new GatedSubchannel(subchannel, this);
+  /**
+   * @internal Takes a gated subchannel `pick_first` asked for (a new one, or one it let go before), and
+   * hears its failures before `pick_first` does.
+   */
+  adopt(gated: GatedSubchannel): SubchannelInterface {
     if (this.#disposed) return gated;
     // One listener function per gate: the subchannel's listener set keeps it once however often it is added.
-    subchannel.addConnectivityStateListener(this.#onSubchannelState);
+    gated.addConnectivityStateListener(this.#onSubchannelState);
     if (this.#newList) {
       this.#subchannels = [];
       this.#newList = false;
     }
     this.#subchannels.push(gated);
-    if (subchannel.getConnectivityState() === connectivityState.TRANSIENT_FAILURE) {
-      this.#failed.add(subchannel.getRealSubchannel());
+    if (gated.getConnectivityState() === connectivityState.TRANSIENT_FAILURE) {
+      this.#failed.add(gated.getRealSubchannel());
     }
     return gated;
   }

@@ -284,6 +284,37 @@ describe('ManagedChannel: failed attempts and reconnects share one grpc-js chann
     await expect(echo(second.client, 'again')).resolves.toEqual({ text: 'again' });
   });
 
+  it("a lost connection's subchannel serves the reconnect: one grpc-js subchannel for the whole run", async () => {
+    const s = await startTestServer();
+    cleanup.push(() => s.close());
+    // The gate makes a subchannel (and the address it dials) only when pick_first cannot be given back
+    // the one it let go.
+    const made = vi.spyOn(AttemptGate.prototype, 'dialAddress');
+    cleanup.push(() => {
+      made.mockRestore();
+    });
+    const dials = counted(s.port);
+    const { channel, log, client } = managed(s.port);
+    channel.manager.connect();
+    await until(channel.state$, (x) => x.state === 'READY');
+    const first = channel.manager.snapshot.state === 'READY' ? channel.manager.snapshot.connection : undefined;
+    for (const round of ['one', 'two']) {
+      await s.crash();
+      await until(channel.state$, (x) => x.state !== 'READY');
+      await s.restart();
+      await until(channel.state$, (x) => x.state === 'READY');
+      await expect(echo(client, round)).resolves.toEqual({ text: round });
+    }
+    const last = channel.manager.snapshot.state === 'READY' ? channel.manager.snapshot.connection : undefined;
+    expect(last).toBe(first);
+    expect(made).toHaveBeenCalledTimes(1);
+    channel.close();
+    await sleep(LINGER);
+    // Still one dial per attempt, none after close().
+    expect(dials.dialled()).toBe(log.starts().length);
+    expect(dials.open()).toBe(0);
+  });
+
   it('between attempts the subchannel stays parked in TRANSIENT_FAILURE: no grpc-js timer moves it', async () => {
     const port = await refusedPort();
     const dials = counted(port);

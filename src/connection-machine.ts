@@ -136,6 +136,29 @@ export function initialState<C>(now: number): MachineState<C> {
   };
 }
 
+/**
+ * A transition whose `detail` is written when it is first read. A manager reads it only for its
+ * `trace`, and putting a transition's times into words (jittered, fractional milliseconds) cost more
+ * than the rest of the transition. `describe` must read only values fixed when the transition was
+ * made: `env` is the caller's, and its `now` moves on.
+ */
+class Described<C> implements Transition<C> {
+  #detail: string | (() => string);
+
+  constructor(
+    readonly state: MachineState<C>,
+    readonly effects: readonly Effect[],
+    describe: () => string,
+  ) {
+    this.#detail = describe;
+  }
+
+  get detail(): string {
+    if (typeof this.#detail !== 'string') this.#detail = this.#detail();
+    return this.#detail;
+  }
+}
+
 function noop<C>(m: MachineState<C>, detail: string): Transition<C> {
   return { state: m, effects: [], detail: `ignored: ${detail}` };
 }
@@ -178,10 +201,10 @@ function nextStartFloor(m: MachineState<unknown>, env: MachineEnv): number {
   return earliestStart(m.credit, spacingOf(env));
 }
 
-function serverNote(error: unknown, env: MachineEnv): string {
+function serverNote(error: unknown, hints: MachineEnv['serverHints']): string {
   const delay = retryAfterDelayOf(error);
   if (delay === undefined) return '';
-  return env.serverHints === 'exact'
+  return hints === 'exact'
     ? ` (the server asked for ${String(delay)} ms; honoured within the policy's bounds)`
     : ` (the server asked for at least ${String(delay)} ms)`;
 }
@@ -269,16 +292,18 @@ function startAttempt<C>(m: MachineState<C>, env: MachineEnv, detail: string): T
       timeoutAt,
     },
   );
-  return {
+  const { now } = env;
+  return new Described(
     state,
-    effects: [
+    [
       { type: 'set-timer', at: timeoutAt },
       { type: 'start-attempt', attemptId, attempt, timeoutAt },
     ],
-    detail: `${detail}; attempt ${String(attempt)}, next no sooner than +${String(deadline - env.now)} ms${
-      floor > env.now + delay ? ' (the floor on attempt starts)' : ''
-    }, cut at +${String(timeoutAt - env.now)} ms`,
-  };
+    () =>
+      `${detail}; attempt ${String(attempt)}, next no sooner than +${String(deadline - now)} ms${
+        floor > now + delay ? ' (the floor on attempt starts)' : ''
+      }, cut at +${String(timeoutAt - now)} ms`,
+  );
 }
 
 /** An attempt failed (or was cut): wait until its deadline, measured from its start. */
@@ -308,11 +333,12 @@ function attemptFailed<C>(
       nextAttemptAt,
     },
   );
-  return {
+  const { now, serverHints } = env;
+  return new Described(
     state,
-    effects: [...extra, { type: 'set-timer', at: nextAttemptAt }],
-    detail: `${detail}; next attempt in ${String(nextAttemptAt - env.now)} ms${serverNote(error, env)}`,
-  };
+    [...extra, { type: 'set-timer', at: nextAttemptAt }],
+    () => `${detail}; next attempt in ${String(nextAttemptAt - now)} ms${serverNote(error, serverHints)}`,
+  );
 }
 
 /**
@@ -334,7 +360,7 @@ function giveUp<C>(
   }
   if (final === undefined) return undefined;
   const shut = shutdownWith(m, env, 'permanent-failure', final, `permanent failure: ${describeSafely(final)}`);
-  return { ...shut, effects: [...extra, ...shut.effects] };
+  return { state: shut.state, effects: [...extra, ...shut.effects], detail: shut.detail };
 }
 
 /** Attempts are paused: hold in IDLE (the snapshot says `paused`) until `resume()` starts the next one. */
@@ -386,15 +412,18 @@ function connectionEnded<C>(
   nextAttemptAt = exactAt ?? Math.max(nextAttemptAt, env.now + serverDelay(error));
   const patch: Partial<MachineState<C>> = stable ? { backoff: undefined } : {};
   const attempt = stable ? 0 : m.snapshot.attempt;
-  const reset = graceful && uptime < env.minUptime ? 'ended gracefully by the server: backoff reset' : 'backoff reset';
-  const why = `${detail} after ${String(uptime)} ms (${stable ? reset : `under minUptime ${String(env.minUptime)} ms: counts as a failure`})`;
+  const { now, minUptime, serverHints } = env;
+  const why = (): string => {
+    const reset = graceful && uptime < minUptime ? 'ended gracefully by the server: backoff reset' : 'backoff reset';
+    return `${detail} after ${String(uptime)} ms (${stable ? reset : `under minUptime ${String(minUptime)} ms: counts as a failure`})`;
+  };
   if (!reconnects) {
     const state = enter(
       m,
       { ...patch, timerAt: undefined },
       { state: 'IDLE', since: env.now, attempt, lastError: error },
     );
-    return { state, effects: extra, detail: why };
+    return new Described(state, extra, why);
   }
   if (m.paused)
     return park(
@@ -402,7 +431,7 @@ function connectionEnded<C>(
       env,
       error,
       extra,
-      `${why}; attempts paused until resume()`,
+      `${why()}; attempts paused until resume()`,
     );
   const spread = exactAt === undefined ? (env.reconnectSpread ?? 0) : 0;
   if (spread > 0) nextAttemptAt = Math.max(nextAttemptAt, env.now + uniform(env.random, 0, spread));
@@ -417,11 +446,11 @@ function connectionEnded<C>(
       nextAttemptAt,
     },
   );
-  return {
+  return new Described(
     state,
-    effects: [...extra, { type: 'set-timer', at: nextAttemptAt }],
-    detail: `${why}; next attempt in ${String(nextAttemptAt - env.now)} ms${serverNote(error, env)}`,
-  };
+    [...extra, { type: 'set-timer', at: nextAttemptAt }],
+    () => `${why()}; next attempt in ${String(nextAttemptAt - now)} ms${serverNote(error, serverHints)}`,
+  );
 }
 
 function isParked(m: MachineState<unknown>): boolean {
@@ -469,7 +498,8 @@ const HANDLERS: HandlerTable = {
           connection: e.connection,
         },
       );
-      return { state, effects: timerEffects(m), detail: `attempt ${String(m.snapshot.attempt)} established` };
+      const { attempt } = m.snapshot;
+      return new Described(state, timerEffects(m), () => `attempt ${String(attempt)} established`);
     },
     ended: (m, e, env) => {
       const error = e.clean ? new ConnectionClosedError('the connection closed before it was established') : e.error;

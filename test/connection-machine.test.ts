@@ -188,7 +188,39 @@ describe('effects', () => {
     const a = step(m, { type: 'timer', at: m.timerAt ?? 0 }, 1000);
     const b = step(m, { type: 'timer', at: m.timerAt ?? 0 }, 1000);
     expect(a).toEqual(b);
+    expect(a.detail).toBe(b.detail);
     expect({ ...m, backoff: undefined }).toEqual(copy);
+  });
+
+  it('says what a transition did as of its own time, however late its detail is read', () => {
+    // A runner passes one env object and moves its `now` on from event to event (as the manager does).
+    const shared = { ...env(0), now: 0 };
+    const described = (make: () => { readonly detail: string }, now: number): { readonly detail: string } => {
+      shared.now = now;
+      const t = make();
+      shared.now = now + 99_999;
+      return t;
+    };
+    const connecting = described(() => transition(initialState<string>(0), { type: 'connect' }, shared), 0);
+    expect(connecting.detail).toBe('connection requested; attempt 1, next no sooner than +1000 ms, cut at +20000 ms');
+    const m = inState('CONNECTING');
+    const failed = described(
+      () => transition(m, { type: 'ended', attemptId: m.attemptId, error: new Error('x'), clean: false }, shared),
+      10,
+    );
+    expect(failed.detail).toBe('attempt 1 failed; next attempt in 990 ms');
+    const ready = inState('READY');
+    const lost = described(
+      () =>
+        transition(ready, { type: 'ended', attemptId: ready.attemptId, error: new Error('x'), clean: false }, shared),
+      6010,
+    );
+    expect(lost.detail).toBe('connection lost after 6000 ms (backoff reset); next attempt in 0 ms');
+    const established = described(
+      () => transition(m, { type: 'established', attemptId: m.attemptId, connection: 'c' }, shared),
+      20,
+    );
+    expect(established.detail).toBe('attempt 1 established');
   });
 });
 

@@ -403,6 +403,11 @@ export class AttemptGate {
     return this.#open && !this.#failed.has(real);
   }
 
+  /** The grpc-js subchannels of `pick_first`'s current list (one of them is its pick when READY). */
+  realSubchannels(): SubchannelInterface[] {
+    return this.#subchannels.map((subchannel) => subchannel.getRealSubchannel());
+  }
+
   /** Whether grpc-js built the policy for this gate's channel. */
   get bound(): boolean {
     return this.#bound;

@@ -277,7 +277,8 @@ class ChannelAttempt implements GateAttempt, Unsubscribable {
   /** The channel is READY: hear its sessions' GOAWAY, and wait for the server's SETTINGS if not read yet. */
   #watchSettings(): void {
     if (this.subscriber.closed) return;
-    const sessions = grpcJsSessions(this.on.channel);
+    const { channel, gate } = this.on;
+    const sessions = grpcJsSessions(channel, gate?.bound === true ? gate.realSubchannels() : undefined);
     this.#sessions = sessions;
     const onGoaway = (errorCode: number, lastStreamId?: number, opaqueData?: Buffer): void => {
       // Made in a session's event: a stack trace would name none of the caller's frames.

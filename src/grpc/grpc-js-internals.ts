@@ -36,10 +36,13 @@ function subchannels(channel: Channel): unknown[] {
   return found;
 }
 
-/** The channel's live HTTP/2 sessions (READY subchannels' transports). */
-export function grpcJsSessions(channel: Channel): EventEmitter[] {
+/**
+ * The live HTTP/2 sessions (READY subchannels' transports) of `channel`, or of the grpc-js subchannels
+ * given (a gate knows its channel's: no walk through the channel's pool).
+ */
+export function grpcJsSessions(channel: Channel, known?: readonly unknown[]): EventEmitter[] {
   const sessions: EventEmitter[] = [];
-  for (const subchannel of subchannels(channel)) {
+  for (const subchannel of known ?? subchannels(channel)) {
     const session: unknown = field(field(subchannel, 'transport'), 'session');
     if (session instanceof EventEmitter) sessions.push(session as EventEmitter);
   }

@@ -3,13 +3,14 @@
  * carries out the machine's effects, and publishes snapshots on `state$`.
  * @module
  */
-import { type Observable, type Observer, ReplaySubject, type SchedulerAction, Subscription, VirtualAction } from 'rxjs';
+import { type Observable, type Observer, type SchedulerAction, Subscription, VirtualAction } from 'rxjs';
 import { type ConnectionManagerOptions, type ResolvedOptions, resolveOptionsShared } from './connection-options.js';
 import { type Effect, type MachineEvent, type MachineState, initialState, transition } from './connection-machine.js';
 import type { ConnectionSnapshot } from './connection-snapshot.js';
 import type { ConnectivityState } from './connectivity-state.js';
 import type { AttemptContext } from './connector.js';
 import { toConnectorObservable } from './connector-observable.js';
+import { LatestSubject } from './latest-subject.js';
 import { defineDispose, type DisposableWhereDeclared } from './dispose.js';
 import { ConnectionClosedError } from './errors/connection-closed-error.js';
 import { permanentIfProgrammingError } from './errors/programming-error.js';
@@ -130,8 +131,7 @@ export class ConnectionManager<C = unknown> {
    * thousands) carries none. It starts from the last published snapshot, so a subscriber that arrives
    * in the middle of a transition sees exactly what it would have seen from an eager subject.
    */
-  #subject: ReplaySubject<ConnectionSnapshot<C>> | undefined;
-  #state$: Observable<ConnectionSnapshot<C>> | undefined;
+  #subject: LatestSubject<ConnectionSnapshot<C>> | undefined;
   #published: ConnectionSnapshot<C>;
   #completed = false;
   /** Events that arrive while one is being processed (re-entrant calls); made when first needed. */
@@ -161,13 +161,12 @@ export class ConnectionManager<C = unknown> {
    * change and only then, and completes after SHUTDOWN (a late subscriber still sees SHUTDOWN).
    */
   get state$(): Observable<ConnectionSnapshot<C>> {
-    return (this.#state$ ??= this.#watch().asObservable());
+    return this.#watch().observable;
   }
 
-  #watch(): ReplaySubject<ConnectionSnapshot<C>> {
+  #watch(): LatestSubject<ConnectionSnapshot<C>> {
     if (this.#subject === undefined) {
-      this.#subject = new ReplaySubject<ConnectionSnapshot<C>>(1);
-      this.#subject.next(this.#published);
+      this.#subject = new LatestSubject<ConnectionSnapshot<C>>(this.#published);
       if (this.#completed) this.#subject.complete();
     }
     return this.#subject;
@@ -266,7 +265,7 @@ export class ConnectionManager<C = unknown> {
           reject(signal?.reason);
         });
       };
-      const subscription = this.#watch().subscribe((snapshot) => {
+      const subscription = this.#watch().observable.subscribe((snapshot) => {
         if (snapshot.state !== source)
           settle(() => {
             resolve(true);

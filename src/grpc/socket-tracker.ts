@@ -81,6 +81,10 @@ export class AttemptSockets implements SocketTracking {
   readonly sockets = new Set<Socket>();
   readonly errors: Error[] = [];
   #ended = false;
+  /** Records a socket's error: one listener for all of the attempt's sockets (a socket stays theirs). */
+  readonly #onError = (error: Error): void => {
+    this.errors.push(error);
+  };
 
   /** Takes a socket created for this attempt. */
   take(socket: Socket): void {
@@ -89,7 +93,7 @@ export class AttemptSockets implements SocketTracking {
       return;
     }
     this.sockets.add(socket);
-    socket.once('error', (error) => this.errors.push(error));
+    socket.on('error', this.#onError);
   }
 
   destroyAll(): void {

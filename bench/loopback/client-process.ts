@@ -1,0 +1,194 @@
+/**
+ * One subject's client side of the loopback bench, in a process of its own: it builds a fleet of
+ * connections to the server, and measures the process's CPU and event-loop delay through one outage.
+ * Every subject runs in its own client process, so that no subject's measured storm collects another
+ * subject's garbage or runs in a heap that another subject's fleet has shaped (in one shared process,
+ * the subject measured right after `http2Connector` paid up to 1.5× its own cost).
+ *
+ * Messages from the parent, in this order for each run (each answered with `{ ok: true }`, the last
+ * with `{ ok: true, run }`, or `{ ok: false, error }`):
+ * - `{ cmd: 'up', port, connections }`: builds the fleet and answers once every connection is READY;
+ * - `{ cmd: 'begin' }`: starts measuring (the parent then stops the server);
+ * - `{ cmd: 'dropped' }`: answers once no connection is READY;
+ * - `{ cmd: 'return' }`: the server is back: answers with the run's figures once every connection is
+ *   READY again, and closes the fleet.
+ */
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { Channel, connectivityState, credentials } from '@grpc/grpc-js';
+import { ConnectionManager } from '../../src/connection-manager.js';
+import type { ConnectionSnapshot } from '../../src/connection-snapshot.js';
+import { http2Connector } from '../../src/grpc/http2-connector.js';
+import { ManagedChannel } from '../../src/grpc/managed-channel.js';
+import type { LoopbackRun } from './loopback-bench.js';
+
+interface Fleet {
+  readyCount(): number;
+  close(): void;
+}
+
+type Message =
+  | { readonly cmd: 'up'; readonly port: number; readonly connections: number }
+  | { readonly cmd: 'begin' }
+  | { readonly cmd: 'dropped' }
+  | { readonly cmd: 'return' };
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(check: () => boolean, limitMs: number, what: string): Promise<void> {
+  const end = Date.now() + limitMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+/** Counts READY connections from redialer snapshots. */
+function readyCounter(): { count: () => number; watch: (s: ConnectionSnapshot, was: boolean) => boolean } {
+  let ready = 0;
+  return {
+    count: () => ready,
+    watch: (s, was) => {
+      const now = s.state === 'READY';
+      if (now !== was) ready += now ? 1 : -1;
+      return now;
+    },
+  };
+}
+
+function connectorFleet(authority: string, connections: number): Fleet {
+  const counter = readyCounter();
+  const managers = Array.from({ length: connections }, () => {
+    const m = new ConnectionManager({ connector: http2Connector(authority) });
+    let isReady = false;
+    m.state$.subscribe((s) => (isReady = counter.watch(s, isReady)));
+    m.connect();
+    return m;
+  });
+  return {
+    readyCount: counter.count,
+    close: () => {
+      for (const m of managers) m.shutdown();
+    },
+  };
+}
+
+function managedChannelFleet(target: string, connections: number): Fleet {
+  const counter = readyCounter();
+  const channels = Array.from({ length: connections }, () => {
+    const c = new ManagedChannel(target, credentials.createInsecure());
+    let isReady = false;
+    c.state$.subscribe((s) => (isReady = counter.watch(s, isReady)));
+    c.getConnectivityState(true);
+    return c;
+  });
+  return {
+    readyCount: counter.count,
+    close: () => {
+      for (const c of channels) c.close();
+    },
+  };
+}
+
+function grpcFleet(target: string, connections: number): Fleet {
+  let ready = 0;
+  let closed = false;
+  // A separate subchannel pool per channel, so that each channel owns one connection.
+  const channels = Array.from(
+    { length: connections },
+    () => new Channel(target, credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 }),
+  );
+  for (const channel of channels) {
+    let isReady = false;
+    const watch = (): void => {
+      if (closed) return;
+      // Asking for the state with tryToConnect keeps an IDLE channel connecting, as a busy client would.
+      const state = channel.getConnectivityState(true);
+      const now = state === connectivityState.READY;
+      if (now !== isReady) ready += now ? 1 : -1;
+      isReady = now;
+      channel.watchConnectivityState(state, Infinity, watch);
+    };
+    watch();
+  }
+  return {
+    readyCount: () => ready,
+    close: () => {
+      closed = true;
+      for (const c of channels) c.close();
+    },
+  };
+}
+
+function buildFleet(subject: string, port: number, connections: number): Fleet {
+  if (subject === 'redialer http2Connector') return connectorFleet(`http://127.0.0.1:${String(port)}`, connections);
+  if (subject === 'redialer ManagedChannel') return managedChannelFleet(`127.0.0.1:${String(port)}`, connections);
+  if (subject === 'plain @grpc/grpc-js channels') return grpcFleet(`127.0.0.1:${String(port)}`, connections);
+  throw new Error(`unknown loopback subject ${subject}`);
+}
+
+/** This process's subject: the name the parent gives it in its first argument. */
+const subject = process.argv[2] ?? '';
+let fleet: Fleet | undefined;
+let connections = 0;
+let cpu: NodeJS.CpuUsage | undefined;
+let loop: IntervalHistogram | undefined;
+
+async function handle(message: Message): Promise<object> {
+  switch (message.cmd) {
+    case 'up': {
+      connections = message.connections;
+      const built = buildFleet(subject, message.port, connections);
+      fleet = built;
+      await until(() => built.readyCount() === connections, 120_000, `${subject}: first connections`);
+      return {};
+    }
+    case 'begin':
+      cpu = process.cpuUsage();
+      loop = monitorEventLoopDelay({ resolution: 10 });
+      loop.enable();
+      return {};
+    case 'dropped': {
+      const built = fleet;
+      await until(() => built?.readyCount() === 0, 60_000, `${subject}: connections to drop`);
+      return {};
+    }
+    case 'return': {
+      const built = fleet;
+      if (built === undefined || cpu === undefined || loop === undefined) throw new Error('no run under way');
+      const up = performance.now();
+      let half = -1;
+      await until(
+        () => {
+          const n = built.readyCount();
+          if (half < 0 && n * 2 >= connections) half = performance.now() - up;
+          return n === connections;
+        },
+        240_000,
+        `${subject}: reconnection`,
+      );
+      const allReadyAfter = performance.now() - up;
+      const used = process.cpuUsage(cpu);
+      loop.disable();
+      built.close();
+      fleet = undefined;
+      const run: LoopbackRun = {
+        allReadyAfter,
+        halfReadyAfter: half,
+        cpuMs: (used.user + used.system) / 1000,
+        loopDelayP99: loop.percentile(99) / 1e6,
+      };
+      return { run };
+    }
+  }
+}
+
+process.on('message', (message: Message) => {
+  handle(message).then(
+    (answer) => process.send?.({ ok: true, ...answer }),
+    (error: unknown) => process.send?.({ ok: false, error: error instanceof Error ? error.message : String(error) }),
+  );
+});
+process.on('disconnect', () => {
+  fleet?.close();
+  process.exit(0);
+});

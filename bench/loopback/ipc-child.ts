@@ -1,0 +1,37 @@
+/**
+ * A bench helper in a process of its own, asked one thing at a time over IPC: each message is answered
+ * with `{ ok: true, … }` or `{ ok: false, error }`.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+
+/** An answer from the child. */
+export interface Reply {
+  readonly ok: boolean;
+  readonly error?: string;
+  readonly [key: string]: unknown;
+}
+
+export class IpcChild {
+  readonly #child: ChildProcess;
+
+  /** Forks `module` (a URL of a compiled module next to the caller) with `args`. */
+  constructor(module: URL, args: readonly string[] = []) {
+    this.#child = fork(module, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  }
+
+  /** Sends `message` and waits for the answer; rejects with the child's error. */
+  ask(message: object): Promise<Reply> {
+    return new Promise((resolve, reject) => {
+      this.#child.once('message', (reply: Reply) => {
+        if (reply.ok) resolve(reply);
+        else reject(new Error(reply.error));
+      });
+      this.#child.send(message);
+    });
+  }
+
+  /** Disconnects; the child closes what it holds and exits. */
+  close(): void {
+    this.#child.disconnect();
+  }
+}

@@ -15,6 +15,7 @@
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { Channel, connectivityState, credentials } from '@grpc/grpc-js';
+import type { Observable } from 'rxjs';
 import { ConnectionManager } from '../../src/connection-manager.js';
 import type { ConnectionSnapshot } from '../../src/connection-snapshot.js';
 import { http2Connector } from '../../src/grpc/http2-connector.js';
@@ -42,51 +43,63 @@ async function until(check: () => boolean, limitMs: number, what: string): Promi
   }
 }
 
-/** Counts READY connections from redialer snapshots. */
-function readyCounter(): { count: () => number; watch: (s: ConnectionSnapshot, was: boolean) => boolean } {
+/** A connection redialer keeps: its snapshots, how it starts connecting, how it ends. */
+interface Kept {
+  readonly state$: Observable<ConnectionSnapshot>;
+  start(): void;
+  stop(): void;
+}
+
+/** A fleet of connections kept by redialer, counted READY from their snapshots. */
+function redialerFleet(connections: number, open: () => Kept): Fleet {
   let ready = 0;
-  return {
-    count: () => ready,
-    watch: (s, was) => {
+  const kept = Array.from({ length: connections }, () => {
+    const connection = open();
+    let isReady = false;
+    connection.state$.subscribe((s) => {
       const now = s.state === 'READY';
-      if (now !== was) ready += now ? 1 : -1;
-      return now;
+      if (now !== isReady) ready += now ? 1 : -1;
+      isReady = now;
+    });
+    connection.start();
+    return connection;
+  });
+  return {
+    readyCount: () => ready,
+    close: () => {
+      for (const connection of kept) connection.stop();
     },
   };
 }
 
 function connectorFleet(authority: string, connections: number): Fleet {
-  const counter = readyCounter();
-  const managers = Array.from({ length: connections }, () => {
+  return redialerFleet(connections, () => {
     const m = new ConnectionManager({ connector: http2Connector(authority) });
-    let isReady = false;
-    m.state$.subscribe((s) => (isReady = counter.watch(s, isReady)));
-    m.connect();
-    return m;
+    return {
+      state$: m.state$,
+      start: () => {
+        m.connect();
+      },
+      stop: () => {
+        m.shutdown();
+      },
+    };
   });
-  return {
-    readyCount: counter.count,
-    close: () => {
-      for (const m of managers) m.shutdown();
-    },
-  };
 }
 
 function managedChannelFleet(target: string, connections: number): Fleet {
-  const counter = readyCounter();
-  const channels = Array.from({ length: connections }, () => {
+  return redialerFleet(connections, () => {
     const c = new ManagedChannel(target, credentials.createInsecure());
-    let isReady = false;
-    c.state$.subscribe((s) => (isReady = counter.watch(s, isReady)));
-    c.getConnectivityState(true);
-    return c;
+    return {
+      state$: c.state$,
+      start: () => {
+        c.getConnectivityState(true);
+      },
+      stop: () => {
+        c.close();
+      },
+    };
   });
-  return {
-    readyCount: counter.count,
-    close: () => {
-      for (const c of channels) c.close();
-    },
-  };
 }
 
 function grpcFleet(target: string, connections: number): Fleet {

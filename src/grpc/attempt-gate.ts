@@ -22,7 +22,7 @@
 import { type ChannelOptions, connectivityState, experimental } from '@grpc/grpc-js';
 import type { ConnectivityState } from '../connectivity-state.js';
 import { fromGrpcState } from './grpc-connectivity.js';
-import { AttemptSockets, claimNextSocket } from './socket-tracker.js';
+import { AttemptSockets, claimNextSocket, type SocketTracking } from './socket-tracker.js';
 
 type SubchannelInterface = experimental.SubchannelInterface;
 type ChannelControlHelper = experimental.ChannelControlHelper;
@@ -343,7 +343,7 @@ export class AttemptGate {
 
   /**
    * Tells `attempt` of every change of the channel's state from now on, in order, on a microtask (never
-   * from inside grpc-js's own update), until {@link unwatch}. Under a bound gate the channel's state is
+   * from inside grpc-js's own update), until {@link release}. Under a bound gate the channel's state is
    * what `pick_first` reports, and SHUTDOWN once the policy is destroyed (the channel was closed).
    * Lighter than a watch on the channel itself, which arms a grpc-js watcher per change.
    */
@@ -353,9 +353,16 @@ export class AttemptGate {
     this.#changes.length = 0;
   }
 
-  /** Ends {@link watch} for `attempt` (a later attempt's watch stays). */
-  unwatch(attempt: GateAttempt): void {
+  /**
+   * Forgets `attempt`, which has ended: its {@link watch}, its failure listener ({@link listen}) and
+   * its sockets ({@link track}), unless a later attempt has already taken their place. A kept channel
+   * waits through a whole backoff for the next attempt; nothing of the last one (its object, the
+   * sockets it opened, their errors) stays alive with it.
+   */
+  release(attempt: GateAttempt, sockets: SocketTracking | undefined): void {
     if (this.#watcher === attempt) this.#watcher = undefined;
+    if (this.#listening === attempt) this.#listening = undefined;
+    if (sockets !== undefined && this.#sockets === sockets) this.#sockets = ENDED;
   }
 
   /**

@@ -305,7 +305,7 @@ class ChannelAttempt implements GateAttempt, Unsubscribable {
   /** The attempt's teardown. */
   unsubscribe(): void {
     const { channel, gate } = this.on;
-    if (this.reused) gate?.unwatch(this);
+    gate?.release(this, this.#tracking);
     this.#watch?.unsubscribe();
     for (const session of this.#sessions ?? []) {
       if (this.#onGoaway !== undefined) session.off('goaway', this.#onGoaway);

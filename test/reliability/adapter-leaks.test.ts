@@ -246,6 +246,18 @@ describe("unref'd adapters let Node exit by itself (child processes, against dis
     expect(stdout).toBe('collected');
   });
 
+  it("a ManagedChannel waiting out its backoff holds no socket of the attempt that failed (the attempt's error stays)", async () => {
+    if (!existsSync(join(root, 'dist/grpc/index.js')))
+      throw new Error('dist/ is missing: run `npm run build` (npm test does)');
+    const port = await refusedPort();
+    const { stdout } = await run(
+      process.execPath,
+      ['--expose-gc', fixture('failed-attempt-retention.mjs'), String(port)],
+      { timeout: 15_000, cwd: root },
+    );
+    expect(stdout).toBe('collected TRANSIENT_FAILURE ECONNREFUSED');
+  });
+
   it('the check can fail: the same ManagedChannel without unref keeps Node alive until killed', async () => {
     const port = await refusedPort();
     const outcome = await run(process.execPath, [fixture('unref-grpc-exit.mjs'), String(port), 'keep-ref'], {

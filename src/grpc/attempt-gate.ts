@@ -233,7 +233,7 @@ class GateBalancer implements experimental.LoadBalancer {
         if (this.#gate?.reresolve !== false) requestReresolution();
       },
       updateState: (state: connectivityState, picker: Picker, errorMessage?: string | null) => {
-        this.#gate?.onChildState(state);
+        if (this.#gate?.onChildState(state) === false) return;
         updateState(state, picker, errorMessage);
       },
     });
@@ -534,17 +534,22 @@ export class AttemptGate {
   }
 
   /**
-   * @internal What `pick_first` reports. Subchannel failures are heard from the subchannels; this adds
-   * a failure with no subchannel to blame (a resolution with no address). `pick_first`'s other
-   * TRANSIENT_FAILURE reports repeat its sticky state, also while a new attempt is connecting.
+   * @internal What `pick_first` reports; returns whether the channel is to hear of it. Subchannel
+   * failures are heard from the subchannels; this adds a failure with no subchannel to blame (a
+   * resolution with no address). `pick_first`'s other TRANSIENT_FAILURE reports repeat its sticky
+   * state, after every later failure and while a new attempt connects: on a bound gate's channel they
+   * go no further. Each would run the channel's whole state update (its traces, its watchers, its
+   * queued calls) only to swap one failing picker for another, and no call picks on that channel
+   * before it is READY again: its owner holds calls until then.
    */
-  onChildState(state: connectivityState): void {
+  onChildState(state: connectivityState): boolean {
     const changed = state !== this.#childState;
     this.#childState = state;
     if (state === connectivityState.TRANSIENT_FAILURE && this.#open && this.#subchannels.length === 0) this.#fail();
     if (changed && this.#watcher !== undefined) {
       if (this.#changes.push(state) === 1) queueMicrotask(this.#deliver);
     }
+    return changed || state !== connectivityState.TRANSIENT_FAILURE || !this.#bound;
   }
 
   #fail(): void {

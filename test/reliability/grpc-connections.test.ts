@@ -341,6 +341,36 @@ describe('ManagedChannel: failed attempts and reconnects share one grpc-js chann
     expect(dials.dialled()).toBe(attempts);
   });
 
+  it("pick_first's repeats of its sticky TRANSIENT_FAILURE stop at the gate: the channel hears each failure run once", async () => {
+    const port = await refusedPort();
+    // What pick_first reports, and whether the gate passes it on to the channel.
+    const heard: [string, boolean][] = [];
+    const gateOnChildState: unknown = Reflect.get(AttemptGate.prototype, 'onChildState');
+    const onChildState = vi.spyOn(AttemptGate.prototype, 'onChildState').mockImplementation(function (
+      this: AttemptGate,
+      state,
+    ) {
+      const passed = Reflect.apply(gateOnChildState as AttemptGate['onChildState'], this, [state]);
+      heard.push([connectivityState[state], passed]);
+      return passed;
+    });
+    cleanup.push(() => {
+      onChildState.mockRestore();
+    });
+    const { channel, client } = managed(port);
+    channel.manager.connect();
+    await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 3);
+    // A call without waitForReady still fails at once, with the attempt's error.
+    await expect(echo(client, 'x')).rejects.toMatchObject({ code: status.UNAVAILABLE });
+    channel.close();
+    // The first report of a failure run reaches the channel; its repeats (grpc-js 1.14 makes one per
+    // later attempt; 1.10 none) do not.
+    expect(heard.filter(([state, passed]) => state === 'TRANSIENT_FAILURE' && passed)).toHaveLength(1);
+    heard.forEach(([state, passed], i) => {
+      expect(passed).toBe(!(state === 'TRANSIENT_FAILURE' && heard[i - 1]?.[0] === 'TRANSIENT_FAILURE'));
+    });
+  });
+
   it('over TLS: refused attempts, the connection, its loss and the reconnect run on one channel', async () => {
     const fixture = (name: string): Buffer => readFileSync(join(root, 'test/grpc/fixtures', name));
     const cert = fixture('localhost-cert.pem');

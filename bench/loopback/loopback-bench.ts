@@ -5,7 +5,7 @@
  * until every connection is READY again, the client process's CPU per reconnected connection, and the
  * client's event-loop delay (p99) from the restart until all are READY. Each size runs several times
  * and reports the median and the range. Each subject's fleets live in a client process of their own
- * (`client-process.ts`), and the subjects take turns.
+ * (`client-process.ts`), and the subjects take turns, in a different order each round.
  */
 import { IpcChild } from './ipc-child.js';
 
@@ -77,6 +77,14 @@ class ClientProcess {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Every order of `items`. */
+function permutations<T>(items: readonly T[]): T[][] {
+  if (items.length <= 1) return [[...items]];
+  return items.flatMap((first, i) =>
+    permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [first, ...rest]),
+  );
+}
+
 /** The subjects: redialer's two adapters, and plain grpc-js channels for comparison. */
 const SUBJECTS = ['redialer http2Connector', 'redialer ManagedChannel', 'plain @grpc/grpc-js channels'] as const;
 
@@ -127,9 +135,15 @@ export async function runLoopback({ sizes, downtime, runs, say, only }: Loopback
     }
     for (const connections of sizes) {
       const results = new Map<string, LoopbackRun[]>(subjects.map((client) => [client.subject, []]));
-      // Subjects take turns within each round, so that a drift of the machine's load hits all alike.
+      // Subjects take turns within each round, so that a drift of the machine's load hits all alike, in
+      // every order in turn: over as many rounds as there are orders (six for three subjects), each
+      // subject is measured right after each other one equally often. A storm leaves its traces in the
+      // shared server and in the kernel (thousands of TIME_WAIT sockets on the loopback for a minute):
+      // in a fixed order at 1,000 connections, the subject measured right after http2Connector cost
+      // 1.2–1.4× what it cost after plain grpc-js channels, whichever subject it was.
+      const orders = permutations(subjects);
       for (let run = 0; run < runs; run++) {
-        for (const client of subjects) {
+        for (const client of orders[run % orders.length] ?? subjects) {
           say?.(
             `loopback: ${client.subject}, ${String(connections)} connections, run ${String(run + 1)}/${String(runs)}`,
           );

@@ -138,7 +138,7 @@ function loopbackSection(l: readonly LoopbackFigure[]): string {
     '',
     `A real grpc-js server on 127.0.0.1 (own process) restarts after ${String((first?.downtime ?? 0) / 1000)} s down; connections had been up for 6 s. ` +
       `Each connection is driven through the shipped adapters (\`http2Connector\` in a \`ConnectionManager\`, and \`ManagedChannel\`) and, for comparison, as a plain grpc-js channel with its own subchannel pool. ` +
-      `${String(runs)} run${runs === 1 ? '' : 's'} per row after ${String(first?.warmUp.rounds ?? 0)} unreported warm-up rounds of ${n0(first?.warmUp.connections ?? 0)} connections per subject (so that V8 has optimized the reconnect path), subjects taking turns, each in a client process of its own (in one shared process, a subject paid for the garbage and the heap of the one measured before it: up to 1.5× its own cost); median (min–max).`,
+      `${String(runs)} run${runs === 1 ? '' : 's'} per row after ${String(first?.warmUp.rounds ?? 0)} unreported warm-up rounds of ${n0(first?.warmUp.connections ?? 0)} connections per subject (so that V8 has optimized the reconnect path), subjects taking turns in every order in turn (a subject measured right after another pays for the traces of that one's storm in the shared server and the kernel), each in a client process of its own (in one shared process, a subject paid for the garbage and the heap of the one measured before it: up to 1.5× its own cost); median (min–max).`,
     '',
     table(
       [

@@ -36,7 +36,8 @@ export class LatestSubject<T> {
       subscriber.complete();
       return undefined;
     }
-    this.#subscribers = [...this.#subscribers, subscriber];
+    // concat makes an array of the exact size; a spread into a literal grows one with room to spare.
+    this.#subscribers = this.#subscribers.concat(subscriber);
     subscriber.next(latest);
     return () => {
       this.#subscribers = this.#subscribers.filter((s) => s !== subscriber);

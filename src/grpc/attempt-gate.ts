@@ -295,8 +295,8 @@ export class AttemptGate {
   #subchannels: SubchannelInterface[] = [];
   /** Whether the next subchannel adopted starts a new list. */
   #newList = true;
-  /** The real subchannels among them that failed since the gate opened. */
-  readonly #failed = new Set<SubchannelInterface>();
+  /** The real subchannels among them that failed since the gate opened (no set until one has). */
+  #failed: Set<SubchannelInterface> | undefined;
   /** The attempt that hears of a failure, and the one a failure is being told to (on a microtask). */
   #listening: GateAttempt | undefined;
   #failing: GateAttempt | undefined;
@@ -324,8 +324,9 @@ export class AttemptGate {
     state: connectivityState,
   ): void => {
     if (state !== connectivityState.TRANSIENT_FAILURE || !this.#open) return;
-    this.#failed.add(subchannel);
-    if (this.#subchannels.every((s) => this.#failed.has(s.getRealSubchannel()))) this.#fail();
+    const failed = (this.#failed ??= new Set());
+    failed.add(subchannel);
+    if (this.#subchannels.every((s) => failed.has(s.getRealSubchannel()))) this.#fail();
   };
 
   /**
@@ -407,7 +408,7 @@ export class AttemptGate {
    * next address; each address gets one dial per attempt.
    */
   mayConnect(real: SubchannelInterface): boolean {
-    return this.#open && !this.#failed.has(real);
+    return this.#open && this.#failed?.has(real) !== true;
   }
 
   /** The grpc-js subchannels of `pick_first`'s current list (one of them is its pick when READY). */
@@ -444,7 +445,7 @@ export class AttemptGate {
    */
   reopen(): boolean {
     this.#open = true;
-    this.#failed.clear();
+    this.#failed = undefined;
     if (this.#childState === connectivityState.IDLE) return true;
     for (const subchannel of this.#subchannels) {
       // Out of its parked backoff: resetBackoff() moves a subchannel in TRANSIENT_FAILURE straight to
@@ -523,12 +524,12 @@ export class AttemptGate {
     // One listener function per gate: the subchannel's listener set keeps it once however often it is added.
     gated.addConnectivityStateListener(this.#onSubchannelState);
     if (this.#newList) {
-      this.#subchannels = [];
+      // Most lists have one address: an array made by push would keep room for seventeen.
+      this.#subchannels = [gated];
       this.#newList = false;
-    }
-    this.#subchannels.push(gated);
+    } else this.#subchannels.push(gated);
     if (gated.getConnectivityState() === connectivityState.TRANSIENT_FAILURE) {
-      this.#failed.add(gated.getRealSubchannel());
+      (this.#failed ??= new Set()).add(gated.getRealSubchannel());
     }
     return gated;
   }

@@ -46,7 +46,9 @@ export function grpcJsSessions(channel: Channel, known?: readonly unknown[]): Ev
     const session: unknown = field(field(subchannel, 'transport'), 'session');
     if (session instanceof EventEmitter) sessions.push(session as EventEmitter);
   }
-  return sessions;
+  // Kept by the attempt while its connection lasts: a copy of its size, where an array grown by push
+  // keeps room for seventeen.
+  return sessions.slice();
 }
 
 /**

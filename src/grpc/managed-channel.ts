@@ -107,7 +107,8 @@ export class ManagedChannel implements ChannelInterface {
   readonly state$: Observable<ConnectionSnapshot<GrpcChannel>>;
   readonly #target: string;
   readonly #waitForReady: boolean;
-  readonly #pending = new Set<ManagedCall>();
+  /** Calls waiting for a connection; none (and no set) most of the time. */
+  #pending: Set<ManagedCall> | undefined;
   readonly #watch: Subscription;
   readonly #host: CallHost;
   readonly #scheduler: SchedulerLike;
@@ -187,7 +188,7 @@ export class ManagedChannel implements ChannelInterface {
         this.#admit(call);
       },
       release: (call) => {
-        this.#pending.delete(call);
+        this.#pending?.delete(call);
         this.#updateHold();
       },
     };
@@ -215,28 +216,34 @@ export class ManagedChannel implements ChannelInterface {
       case 'CONNECTING':
         break;
     }
-    this.#pending.add(call);
+    (this.#pending ??= new Set()).add(call);
     this.#updateHold();
     if (snapshot.state === 'IDLE') this.manager.connect();
   }
 
   #updateHold(): void {
-    if (this.#pending.size > 0 && this.#hold === undefined) {
+    const waiting = this.#pending?.size ?? 0;
+    if (waiting > 0 && this.#hold === undefined) {
       // Never fires: a handle that keeps the event loop alive while a call waits (its callback is due).
       this.#hold = setInterval(() => undefined, MAX_DELAY_MS);
-    } else if (this.#pending.size === 0 && this.#hold !== undefined) {
-      clearInterval(this.#hold);
-      this.#hold = undefined;
+    } else if (waiting === 0) {
+      // A channel with no call waiting (most channels, most of the time) holds no set.
+      this.#pending = undefined;
+      if (this.#hold !== undefined) {
+        clearInterval(this.#hold);
+        this.#hold = undefined;
+      }
     }
   }
 
   #onState(snapshot: ConnectionSnapshot<GrpcChannel>): void {
     if (snapshot.state === 'IDLE' || snapshot.state === 'SHUTDOWN') this.#release();
-    if (this.#pending.size === 0) return;
-    const calls = [...this.#pending];
+    const pending = this.#pending;
+    if (pending === undefined || pending.size === 0) return;
+    const calls = [...pending];
     switch (snapshot.state) {
       case 'READY':
-        this.#pending.clear();
+        pending.clear();
         this.#updateHold();
         for (const call of calls) call.attach(snapshot.connection);
         return;

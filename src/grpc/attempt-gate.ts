@@ -167,11 +167,25 @@ function pickFirstClassOf(handler: ChildHandler): ChildHandlerConstructor | unde
   return child.constructor as ChildHandlerConstructor;
 }
 
-/** The policy: `pick_first` with gated subchannels. */
-class GateBalancer implements experimental.LoadBalancer {
-  readonly #child: ChildHandler;
-  readonly #pickFirst = experimental.parseLoadBalancingConfig({ pick_first: {} });
-  #gate: AttemptGate | undefined;
+/** The parent helper's `updateState`: grpc-js 1.14 passes an error message too (1.10 does not, and ignores a third argument). */
+type UpdateState = (state: connectivityState, picker: Picker, errorMessage?: string | null) => void;
+
+/**
+ * What `pick_first` calls back under the gate: the channel's own helper, with subchannels made gated
+ * and state reports that pass the gate first. One object per channel, with its methods on the
+ * prototype: grpc-js's `createChildChannelControlHelper` would bind each override and each parent
+ * method, eight functions and a closure per channel.
+ */
+class GateHelper implements ChannelControlHelper {
+  /** The gate, once the policy has found it (see {@link GateBalancer.updateAddressList}). */
+  gate: AttemptGate | undefined;
+  readonly #parent: ChannelControlHelper;
+  // The parent's methods, read once and called on it. grpc-js's child handler defines its helper class
+  // per instance, so in a process with thousands of channels a read per call meets thousands of shapes:
+  // a megamorphic lookup that misses V8's cache, on every state change of every channel.
+  readonly #createSubchannel: ChannelControlHelper['createSubchannel'];
+  readonly #requestReresolution: ChannelControlHelper['requestReresolution'];
+  readonly #updateState: UpdateState;
   /**
    * The subchannel arguments `pick_first` passed last (one object for a whole address list), and the
    * gated arguments made from them, built once per list rather than once per subchannel.
@@ -186,65 +200,85 @@ class GateBalancer implements experimental.LoadBalancer {
    */
   #made: MadeSubchannel | undefined;
 
+  constructor(parent: ChannelControlHelper) {
+    this.#parent = parent;
+    /* eslint-disable @typescript-eslint/unbound-method -- called on the parent (see above) */
+    this.#createSubchannel = parent.createSubchannel;
+    this.#requestReresolution = parent.requestReresolution;
+    this.#updateState = parent.updateState as UpdateState;
+    /* eslint-enable @typescript-eslint/unbound-method */
+  }
+
+  createSubchannel(address: SubchannelAddress, args: ChannelOptions): SubchannelInterface {
+    const gate = this.gate;
+    if (gate === undefined) return this.#createSubchannel.call(this.#parent, address, args);
+    const made = this.#made;
+    if (
+      made !== undefined &&
+      made.subchannel.unused &&
+      shallowEqual(made.address, address) &&
+      shallowEqual(made.args, args)
+    ) {
+      return gate.adopt(made.subchannel);
+    }
+    // A failed subchannel stays in TRANSIENT_FAILURE until the next attempt takes it out with
+    // resetBackoff() (see `reopen`): grpc-js's own backoff never runs out under the gate, so no timer
+    // fires and no state changes between attempts. (Not a channel option: a channel that does not get
+    // this policy keeps grpc-js's backoff between the redials pick_first makes by itself.)
+    if (args !== this.#args) {
+      this.#args = args;
+      this.#gatedArgs = {
+        ...args,
+        'grpc.initial_reconnect_backoff_ms': PARKED_BACKOFF_MS,
+        'grpc.max_reconnect_backoff_ms': PARKED_BACKOFF_MS,
+      };
+    }
+    const real = this.#createSubchannel.call(this.#parent, gate.dialAddress(address), this.#gatedArgs);
+    const subchannel = new GatedSubchannel(real, gate);
+    this.#made = { address, args, subchannel };
+    return gate.adopt(subchannel);
+  }
+
+  /** pick_first asks after every failure; a target that is an address resolves to itself again. */
+  requestReresolution(): void {
+    if (this.gate?.reresolve !== false) this.#requestReresolution.call(this.#parent);
+  }
+
+  updateState(state: connectivityState, picker: Picker, errorMessage?: string | null): void {
+    if (this.gate?.onChildState(state) === false) return;
+    this.#updateState.call(this.#parent, state, picker, errorMessage);
+  }
+
+  addChannelzChild(child: Parameters<ChannelControlHelper['addChannelzChild']>[0]): void {
+    this.#parent.addChannelzChild(child);
+  }
+
+  removeChannelzChild(child: Parameters<ChannelControlHelper['removeChannelzChild']>[0]): void {
+    this.#parent.removeChannelzChild(child);
+  }
+}
+
+/** The policy: `pick_first` with gated subchannels. */
+class GateBalancer implements experimental.LoadBalancer {
+  readonly #child: ChildHandler;
+  readonly #helper: GateHelper;
+  readonly #pickFirst = experimental.parseLoadBalancingConfig({ pick_first: {} });
+
   // grpc-js 1.10 passes the channel options as a second argument, which its child handler needs too.
   constructor(helper: ChannelControlHelper, ...rest: unknown[]) {
-    // The parent's methods, read once. grpc-js's child handler defines its helper class per instance, so
-    // in a process with thousands of channels a read per call meets thousands of shapes: a megamorphic
-    // lookup that misses V8's cache, on every state change of every channel.
-    const createSubchannel = helper.createSubchannel.bind(helper);
-    const requestReresolution = helper.requestReresolution.bind(helper);
-    // grpc-js 1.14 passes an error message too (1.10 does not, and ignores a third argument).
-    const updateState = helper.updateState.bind(helper) as (
-      state: connectivityState,
-      picker: Picker,
-      errorMessage?: string | null,
-    ) => void;
-    const childHelper = experimental.createChildChannelControlHelper(helper, {
-      createSubchannel: (address, args) => {
-        const gate = this.#gate;
-        if (gate === undefined) return createSubchannel(address, args);
-        const made = this.#made;
-        if (
-          made !== undefined &&
-          made.subchannel.unused &&
-          shallowEqual(made.address, address) &&
-          shallowEqual(made.args, args)
-        ) {
-          return gate.adopt(made.subchannel);
-        }
-        // A failed subchannel stays in TRANSIENT_FAILURE until the next attempt takes it out with
-        // resetBackoff() (see `reopen`): grpc-js's own backoff never runs out under the gate, so no timer
-        // fires and no state changes between attempts. (Not a channel option: a channel that does not
-        // get this policy keeps grpc-js's backoff between the redials pick_first makes by itself.)
-        if (args !== this.#args) {
-          this.#args = args;
-          this.#gatedArgs = {
-            ...args,
-            'grpc.initial_reconnect_backoff_ms': PARKED_BACKOFF_MS,
-            'grpc.max_reconnect_backoff_ms': PARKED_BACKOFF_MS,
-          };
-        }
-        const subchannel = new GatedSubchannel(createSubchannel(gate.dialAddress(address), this.#gatedArgs), gate);
-        this.#made = { address, args, subchannel };
-        return gate.adopt(subchannel);
-      },
-      // pick_first asks after every failure; a target that is an address resolves to itself again.
-      requestReresolution: () => {
-        if (this.#gate?.reresolve !== false) requestReresolution();
-      },
-      updateState: (state: connectivityState, picker: Picker, errorMessage?: string | null) => {
-        if (this.#gate?.onChildState(state) === false) return;
-        updateState(state, picker, errorMessage);
-      },
-    });
+    this.#helper = new GateHelper(helper);
     const Handler: ChildHandlerConstructor = PickFirst ?? experimental.ChildLoadBalancerHandler;
-    this.#child = new Handler(childHelper, ...rest);
+    this.#child = new Handler(this.#helper, ...rest);
+  }
+
+  get #gate(): AttemptGate | undefined {
+    return this.#helper.gate;
   }
 
   updateAddressList(endpoints: unknown, config: TypedLoadBalancingConfig, ...rest: unknown[]): boolean {
     if (config instanceof GateConfig && this.#gate === undefined) {
       // A config whose gate is gone (a closed channel) leaves the policy an open, plain pick_first.
-      this.#gate = gates.get(config.id)?.bind();
+      this.#helper.gate = gates.get(config.id)?.bind();
     }
     this.#gate?.beginSubchannelList();
     // grpc-js 1.10 returns nothing; 1.14 whether the update was accepted.

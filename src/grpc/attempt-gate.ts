@@ -167,7 +167,10 @@ function pickFirstClassOf(handler: ChildHandler): ChildHandlerConstructor | unde
   return child.constructor as ChildHandlerConstructor;
 }
 
-/** The parent helper's `updateState`: grpc-js 1.14 passes an error message too (1.10 does not, and ignores a third argument). */
+/**
+ * The parent helper's `updateState`: grpc-js 1.14 passes an error message too (1.10 does not, and
+ * ignores a third argument).
+ */
 type UpdateState = (state: connectivityState, picker: Picker, errorMessage?: string | null) => void;
 
 /**

@@ -5,10 +5,12 @@
  * grpc-js's `pick_first` asks a failed subchannel to connect again as soon as it can, on grpc-js's own
  * backoff, and stays in a sticky TRANSIENT_FAILURE that hides every later failure from the channel's
  * state. The policy here wraps `pick_first` and hands it subchannels whose `startConnecting()` passes
- * only while the gate is open. The gate opens when redialer starts an attempt and shuts, before
- * `pick_first` hears of it, when every subchannel has failed; the attempt learns of the failure from the
- * gate. grpc-js's public experimental API carries it (`registerLoadBalancerType`,
- * `ChildLoadBalancerHandler`, `BaseSubchannelWrapper`), the same from grpc-js 1.10 to 1.14.
+ * only while the gate is open; for a target that is one address, it runs a policy of its own in place
+ * of `pick_first` (`one-address-policy.ts`), whose one subchannel connects only while the gate is open.
+ * The gate opens when redialer starts an attempt and shuts, before the policy hears of it, when every
+ * subchannel has failed; the attempt learns of the failure from the gate. grpc-js's public experimental
+ * API carries it (`registerLoadBalancerType`, `ChildLoadBalancerHandler`, `BaseSubchannelWrapper`,
+ * the pickers), the same from grpc-js 1.10 to 1.14.
  *
  * The gate also hears of every socket its subchannels dial, through the address it gives each of them
  * ({@link AttemptGate.dialAddress}): an attempt on a gated channel knows its sockets without an
@@ -22,6 +24,7 @@
 import { type ChannelOptions, connectivityState, experimental } from '@grpc/grpc-js';
 import type { ConnectivityState } from '../connectivity-state.js';
 import { fromGrpcState } from './grpc-connectivity.js';
+import { OneAddress, onlyAddress, subchannelArgs } from './one-address-policy.js';
 import { AttemptSockets, claimNextSocket, type SocketTracking } from './socket-tracker.js';
 
 type SubchannelInterface = experimental.SubchannelInterface;
@@ -224,6 +227,22 @@ class GateHelper implements ChannelControlHelper {
     ) {
       return gate.adopt(made.subchannel);
     }
+    const subchannel = new GatedSubchannel(this.#createParked(gate, address, args), gate);
+    this.#made = { address, args, subchannel };
+    return gate.adopt(subchannel);
+  }
+
+  /**
+   * The subchannel of the one-address policy ({@link OneAddress}): the channel's own, not wrapped, since
+   * that policy asks it to connect only when the gate lets it. The gate adopts it as a list of one.
+   */
+  createOwnSubchannel(gate: AttemptGate, address: SubchannelAddress, args: ChannelOptions): SubchannelInterface {
+    gate.beginSubchannelList();
+    return gate.adopt(this.#createParked(gate, address, args));
+  }
+
+  /** A subchannel of the channel's for `address`, whose dials the gate hears of, parked between attempts. */
+  #createParked(gate: AttemptGate, address: SubchannelAddress, args: ChannelOptions): SubchannelInterface {
     // A failed subchannel stays in TRANSIENT_FAILURE until the next attempt takes it out with
     // resetBackoff() (see `reopen`): grpc-js's own backoff never runs out under the gate, so no timer
     // fires and no state changes between attempts. (Not a channel option: a channel that does not get
@@ -236,10 +255,7 @@ class GateHelper implements ChannelControlHelper {
         'grpc.max_reconnect_backoff_ms': PARKED_BACKOFF_MS,
       };
     }
-    const real = this.#createSubchannel.call(this.#parent, gate.dialAddress(address), this.#gatedArgs);
-    const subchannel = new GatedSubchannel(real, gate);
-    this.#made = { address, args, subchannel };
-    return gate.adopt(subchannel);
+    return this.#createSubchannel.call(this.#parent, gate.dialAddress(address), this.#gatedArgs);
   }
 
   /** pick_first asks after every failure; a target that is an address resolves to itself again. */
@@ -261,17 +277,23 @@ class GateHelper implements ChannelControlHelper {
   }
 }
 
-/** The policy: `pick_first` with gated subchannels. */
+/**
+ * The policy: under a bound gate whose target is one address that cannot change, {@link OneAddress};
+ * otherwise `pick_first`, with gated subchannels under a bound gate and as it is under an unbound one.
+ * A channel whose one address is replaced by a resolution (which an address target never makes) goes
+ * on with `pick_first`.
+ */
 class GateBalancer implements experimental.LoadBalancer {
-  readonly #child: ChildHandler;
   readonly #helper: GateHelper;
-  readonly #pickFirst = experimental.parseLoadBalancingConfig({ pick_first: {} });
+  readonly #rest: unknown[];
+  #one: OneAddress | undefined;
+  #child: ChildHandler | undefined;
+  readonly #pickFirstConfig = experimental.parseLoadBalancingConfig({ pick_first: {} });
 
   // grpc-js 1.10 passes the channel options as a second argument, which its child handler needs too.
   constructor(helper: ChannelControlHelper, ...rest: unknown[]) {
     this.#helper = new GateHelper(helper);
-    const Handler: ChildHandlerConstructor = PickFirst ?? experimental.ChildLoadBalancerHandler;
-    this.#child = new Handler(this.#helper, ...rest);
+    this.#rest = rest;
   }
 
   get #gate(): AttemptGate | undefined {
@@ -283,27 +305,46 @@ class GateBalancer implements experimental.LoadBalancer {
       // A config whose gate is gone (a closed channel) leaves the policy an open, plain pick_first.
       this.#helper.gate = gates.get(config.id)?.bind();
     }
-    this.#gate?.beginSubchannelList();
+    const gate = this.#gate;
+    if (gate !== undefined && !gate.reresolve && this.#child === undefined) {
+      const address = onlyAddress(endpoints);
+      const one = this.#one;
+      if (one === undefined && address !== undefined) {
+        const subchannel = this.#helper.createOwnSubchannel(gate, address, subchannelArgs(endpoints, rest));
+        this.#one = new OneAddress(this, this.#helper, gate, address, subchannel);
+        return true;
+      }
+      if (one !== undefined && address !== undefined && shallowEqual(one.address, address)) return true;
+      one?.destroy();
+      this.#one = undefined;
+    }
+    gate?.beginSubchannelList();
+    const Handler: ChildHandlerConstructor = PickFirst ?? experimental.ChildLoadBalancerHandler;
+    const child = (this.#child ??= new Handler(this.#helper, ...this.#rest));
     // grpc-js 1.10 returns nothing; 1.14 whether the update was accepted.
-    const child = this.#child as unknown as { updateAddressList(...args: unknown[]): boolean | undefined };
-    const accepted = child.updateAddressList(endpoints, this.#pickFirst, ...rest) ?? true;
-    PickFirst ??= pickFirstClassOf(this.#child);
+    const update = child as unknown as { updateAddressList(...args: unknown[]): boolean | undefined };
+    const accepted = update.updateAddressList(endpoints, this.#pickFirstConfig, ...rest) ?? true;
+    PickFirst ??= pickFirstClassOf(child);
     return accepted;
   }
 
   exitIdle(): void {
-    this.#gate?.beginSubchannelList();
-    this.#child.exitIdle();
+    if (this.#one !== undefined) this.#one.exitIdle();
+    else {
+      this.#gate?.beginSubchannelList();
+      this.#child?.exitIdle();
+    }
   }
 
   resetBackoff(): void {
-    this.#child.resetBackoff();
+    this.#child?.resetBackoff();
   }
 
   destroy(): void {
     // The channel is closing (or dropping this policy): its state is SHUTDOWN from now on.
     this.#gate?.onChildState(connectivityState.SHUTDOWN);
-    this.#child.destroy();
+    this.#one?.destroy();
+    this.#child?.destroy();
   }
 
   getTypeName(): string {
@@ -324,11 +365,11 @@ function register(): void {
 export class AttemptGate {
   readonly #id = String(nextId++);
   #open = true;
-  /** What `pick_first` reported last. */
+  /** What the policy (`pick_first` or the one-address policy) reported last. */
   #childState = connectivityState.IDLE;
   #bound = false;
   #disposed = false;
-  /** The subchannels `pick_first` was given for its current address list. */
+  /** The subchannels of the policy's current address list. */
   #subchannels: SubchannelInterface[] = [];
   /** Whether the next subchannel adopted starts a new list. */
   #newList = true;
@@ -382,7 +423,7 @@ export class AttemptGate {
   /**
    * Tells `attempt` of every change of the channel's state from now on, in order, on a microtask (never
    * from inside grpc-js's own update), until {@link release}. Under a bound gate the channel's state is
-   * what `pick_first` reports, and SHUTDOWN once the policy is destroyed (the channel was closed).
+   * what the policy reports, and SHUTDOWN once the policy is destroyed (the channel was closed).
    * Lighter than a watch on the channel itself, which arms a grpc-js watcher per change.
    */
   watch(attempt: GateAttempt): void {
@@ -448,7 +489,7 @@ export class AttemptGate {
     return this.#open && this.#failed?.has(real) !== true;
   }
 
-  /** The grpc-js subchannels of `pick_first`'s current list (one of them is its pick when READY). */
+  /** The grpc-js subchannels of the policy's current list (one of them is its pick when READY). */
   realSubchannels(): SubchannelInterface[] {
     return this.#subchannels.map((subchannel) => subchannel.getRealSubchannel());
   }
@@ -460,9 +501,9 @@ export class AttemptGate {
 
   /**
    * Whether the channel can serve the next attempt: its policy is bound and the gate is shut, and either
-   * `pick_first` went IDLE (its connection was lost; leaving IDLE builds its subchannel list again) or
-   * it failed with a single subchannel, now parked in TRANSIENT_FAILURE (or IDLE). Either way a dial
-   * started now is the only one.
+   * the policy went IDLE (its connection was lost; leaving IDLE connects again) or it failed with a
+   * single subchannel, now parked in TRANSIENT_FAILURE (or IDLE). Either way a dial started now is the
+   * only one.
    */
   get reusable(): boolean {
     if (!this.#bound || this.#open || this.#disposed) return false;
@@ -477,7 +518,7 @@ export class AttemptGate {
 
   /**
    * Opens the gate for a new attempt (see {@link reusable}). After a failure the subchannel starts
-   * connecting at once; after a lost connection `pick_first` is IDLE, and this returns true: the caller
+   * connecting at once; after a lost connection the policy is IDLE, and this returns true: the caller
    * must then ask the channel to connect.
    */
   reopen(): boolean {
@@ -553,10 +594,10 @@ export class AttemptGate {
   }
 
   /**
-   * @internal Takes a gated subchannel `pick_first` asked for (a new one, or one it let go before), and
-   * hears its failures before `pick_first` does.
+   * @internal Takes a subchannel the policy asked for (a new one, or one `pick_first` let go before),
+   * and hears its failures before the policy does.
    */
-  adopt(gated: GatedSubchannel): SubchannelInterface {
+  adopt(gated: SubchannelInterface): SubchannelInterface {
     if (this.#disposed) return gated;
     // One listener function per gate: the subchannel's listener set keeps it once however often it is added.
     gated.addConnectivityStateListener(this.#onSubchannelState);
@@ -572,7 +613,7 @@ export class AttemptGate {
   }
 
   /**
-   * @internal What `pick_first` reports; returns whether the channel is to hear of it. Subchannel
+   * @internal What the policy reports; returns whether the channel is to hear of it. Subchannel
    * failures are heard from the subchannels; this adds a failure with no subchannel to blame (a
    * resolution with no address). `pick_first`'s other TRANSIENT_FAILURE reports repeat its sticky
    * state, after every later failure and while a new attempt connects: on a bound gate's channel they

@@ -68,8 +68,17 @@ async function countingServer(onSocket: (socket: Socket) => void) {
   return { port: address.port, accepted: () => accepted, open: () => sockets.size };
 }
 
-function managed(port: number) {
-  const address = `127.0.0.1:${String(port)}`;
+/**
+ * The two policies a gated channel runs: `127.0.0.1:port` is an address, which gets the one-address
+ * policy; `dns:127.0.0.1:port` resolves to the same single address, under `pick_first`.
+ */
+const POLICIES = [
+  { policy: 'the one-address policy', scheme: '' },
+  { policy: 'pick_first', scheme: 'dns:' },
+] as const;
+
+function managed(port: number, scheme = '') {
+  const address = `${scheme}127.0.0.1:${String(port)}`;
   const channel = new ManagedChannel(address, insecure, FAST);
   cleanup.push(() => {
     channel.close();
@@ -261,7 +270,7 @@ describe('ManagedChannel: failed attempts and reconnects share one grpc-js chann
     cleanup.push(() => s.close());
     // A first channel: its gate finds grpc-js's pick_first class through a child handler (if no earlier
     // test in this process did).
-    const first = managed(s.port);
+    const first = managed(s.port, 'dns:');
     first.channel.manager.connect();
     await until(first.channel.state$, (x) => x.state === 'READY');
     // From now on, which policies grpc-js's child handlers build: the channel's own (the gate policy,
@@ -271,7 +280,7 @@ describe('ManagedChannel: failed attempts and reconnects share one grpc-js chann
       handled.mockRestore();
     });
     const policies = (): string[] => handled.mock.calls.map((call) => call[1].getLoadBalancerName());
-    const second = managed(s.port);
+    const second = managed(s.port, 'dns:');
     second.channel.manager.connect();
     await until(second.channel.state$, (x) => x.state === 'READY');
     await expect(echo(second.client, 'direct')).resolves.toEqual({ text: 'direct' });
@@ -284,92 +293,111 @@ describe('ManagedChannel: failed attempts and reconnects share one grpc-js chann
     await expect(echo(second.client, 'again')).resolves.toEqual({ text: 'again' });
   });
 
-  it("a lost connection's subchannel serves the reconnect: one grpc-js subchannel for the whole run", async () => {
-    const s = await startTestServer();
-    cleanup.push(() => s.close());
-    // The gate makes a subchannel (and the address it dials) only when pick_first cannot be given back
-    // the one it let go.
-    const made = vi.spyOn(AttemptGate.prototype, 'dialAddress');
-    cleanup.push(() => {
-      made.mockRestore();
-    });
-    const dials = counted(s.port);
-    const { channel, log, client } = managed(s.port);
-    channel.manager.connect();
-    await until(channel.state$, (x) => x.state === 'READY');
-    const first = channel.manager.snapshot.state === 'READY' ? channel.manager.snapshot.connection : undefined;
-    for (const round of ['one', 'two']) {
-      await s.crash();
-      await until(channel.state$, (x) => x.state !== 'READY');
-      await s.restart();
+  it.each(POLICIES)(
+    "a lost connection's subchannel serves the reconnect: one grpc-js subchannel for the whole run ($policy)",
+    async ({ scheme }) => {
+      const s = await startTestServer();
+      cleanup.push(() => s.close());
+      // The gate makes a subchannel (and the address it dials) once for the one-address policy, and for
+      // pick_first only when it cannot be given back the one it let go.
+      const made = vi.spyOn(AttemptGate.prototype, 'dialAddress');
+      cleanup.push(() => {
+        made.mockRestore();
+      });
+      const dials = counted(s.port);
+      const { channel, log, client } = managed(s.port, scheme);
+      channel.manager.connect();
       await until(channel.state$, (x) => x.state === 'READY');
-      await expect(echo(client, round)).resolves.toEqual({ text: round });
-    }
-    const last = channel.manager.snapshot.state === 'READY' ? channel.manager.snapshot.connection : undefined;
-    expect(last).toBe(first);
-    expect(made).toHaveBeenCalledTimes(1);
-    channel.close();
-    await sleep(LINGER);
-    // Still one dial per attempt, none after close().
-    expect(dials.dialled()).toBe(log.starts().length);
-    expect(dials.open()).toBe(0);
-  });
+      const first = channel.manager.snapshot.state === 'READY' ? channel.manager.snapshot.connection : undefined;
+      for (const round of ['one', 'two']) {
+        await s.crash();
+        await until(channel.state$, (x) => x.state !== 'READY');
+        await s.restart();
+        await until(channel.state$, (x) => x.state === 'READY');
+        await expect(echo(client, round)).resolves.toEqual({ text: round });
+      }
+      const last = channel.manager.snapshot.state === 'READY' ? channel.manager.snapshot.connection : undefined;
+      expect(last).toBe(first);
+      expect(made).toHaveBeenCalledTimes(1);
+      channel.close();
+      await sleep(LINGER);
+      // Still one dial per attempt, none after close().
+      expect(dials.dialled()).toBe(log.starts().length);
+      expect(dials.open()).toBe(0);
+    },
+  );
 
-  it('between attempts the subchannel stays parked in TRANSIENT_FAILURE: no grpc-js timer moves it', async () => {
-    const port = await refusedPort();
-    const dials = counted(port);
-    // Every state change of the subchannels the gate adopts, heard alongside the gate.
-    const changes: string[] = [];
-    const gateAdopts: unknown = Reflect.get(AttemptGate.prototype, 'adopt');
-    const adopt = vi.spyOn(AttemptGate.prototype, 'adopt').mockImplementation(function (this: AttemptGate, subchannel) {
-      subchannel.addConnectivityStateListener((_sub, _previous, next) => changes.push(connectivityState[next]));
-      return Reflect.apply(gateAdopts as AttemptGate['adopt'], this, [subchannel]);
-    });
-    cleanup.push(() => {
-      adopt.mockRestore();
-    });
-    const { channel, log } = managed(port);
-    channel.manager.connect();
-    await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 3);
-    // Well past the moment grpc-js's 1 s reconnect backoff would end, were it its own.
-    await sleep(LINGER);
-    channel.close();
-    const attempts = log.starts().length;
-    expect(adopt).toHaveBeenCalledTimes(1);
-    // Each attempt is one dial: CONNECTING, then TRANSIENT_FAILURE; never IDLE in between.
-    expect(changes).toEqual(Array.from({ length: attempts }, () => ['CONNECTING', 'TRANSIENT_FAILURE']).flat());
-    expect(dials.dialled()).toBe(attempts);
-  });
+  it.each(POLICIES)(
+    'between attempts the subchannel stays parked in TRANSIENT_FAILURE: no grpc-js timer moves it ($policy)',
+    async ({ scheme }) => {
+      const port = await refusedPort();
+      const dials = counted(port);
+      // Every state change of the subchannels the gate adopts, heard alongside the gate.
+      const changes: string[] = [];
+      const gateAdopts: unknown = Reflect.get(AttemptGate.prototype, 'adopt');
+      const adopt = vi.spyOn(AttemptGate.prototype, 'adopt').mockImplementation(function (
+        this: AttemptGate,
+        subchannel,
+      ) {
+        subchannel.addConnectivityStateListener((_sub, _previous, next) => changes.push(connectivityState[next]));
+        return Reflect.apply(gateAdopts as AttemptGate['adopt'], this, [subchannel]);
+      });
+      cleanup.push(() => {
+        adopt.mockRestore();
+      });
+      const { channel, log } = managed(port, scheme);
+      channel.manager.connect();
+      await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 3);
+      // Well past the moment grpc-js's 1 s reconnect backoff would end, were it its own.
+      await sleep(LINGER);
+      channel.close();
+      const attempts = log.starts().length;
+      expect(adopt).toHaveBeenCalledTimes(1);
+      // Each attempt is one dial: CONNECTING, then TRANSIENT_FAILURE; never IDLE in between.
+      expect(changes).toEqual(Array.from({ length: attempts }, () => ['CONNECTING', 'TRANSIENT_FAILURE']).flat());
+      expect(dials.dialled()).toBe(attempts);
+    },
+  );
 
-  it("pick_first's repeats of its sticky TRANSIENT_FAILURE stop at the gate: the channel hears each failure run once", async () => {
-    const port = await refusedPort();
-    // What pick_first reports, and whether the gate passes it on to the channel.
-    const heard: [string, boolean][] = [];
-    const gateOnChildState: unknown = Reflect.get(AttemptGate.prototype, 'onChildState');
-    const onChildState = vi.spyOn(AttemptGate.prototype, 'onChildState').mockImplementation(function (
-      this: AttemptGate,
-      state,
-    ) {
-      const passed = Reflect.apply(gateOnChildState as AttemptGate['onChildState'], this, [state]);
-      heard.push([connectivityState[state], passed]);
-      return passed;
-    });
-    cleanup.push(() => {
-      onChildState.mockRestore();
-    });
-    const { channel, client } = managed(port);
-    channel.manager.connect();
-    await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 3);
-    // A call without waitForReady still fails at once, with the attempt's error.
-    await expect(echo(client, 'x')).rejects.toMatchObject({ code: status.UNAVAILABLE });
-    channel.close();
-    // The first report of a failure run reaches the channel; its repeats (grpc-js 1.14 makes one per
-    // later attempt; 1.10 none) do not.
-    expect(heard.filter(([state, passed]) => state === 'TRANSIENT_FAILURE' && passed)).toHaveLength(1);
-    heard.forEach(([state, passed], i) => {
-      expect(passed).toBe(!(state === 'TRANSIENT_FAILURE' && heard[i - 1]?.[0] === 'TRANSIENT_FAILURE'));
-    });
-  });
+  it.each(POLICIES)(
+    'the channel hears each run of failures once ($policy; pick_first repeats it, the gate stops the repeats)',
+    async ({ scheme }) => {
+      const port = await refusedPort();
+      // What the policy reports, and whether the gate passes it on to the channel.
+      const heard: [string, boolean][] = [];
+      const gateOnChildState: unknown = Reflect.get(AttemptGate.prototype, 'onChildState');
+      const onChildState = vi.spyOn(AttemptGate.prototype, 'onChildState').mockImplementation(function (
+        this: AttemptGate,
+        state,
+      ) {
+        const passed = Reflect.apply(gateOnChildState as AttemptGate['onChildState'], this, [state]);
+        heard.push([connectivityState[state], passed]);
+        return passed;
+      });
+      cleanup.push(() => {
+        onChildState.mockRestore();
+      });
+      const { channel, client } = managed(port, scheme);
+      channel.manager.connect();
+      await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 3);
+      // A call without waitForReady still fails at once, with the attempt's error.
+      await expect(echo(client, 'x')).rejects.toMatchObject({ code: status.UNAVAILABLE });
+      channel.close();
+      // The first report of a failure run reaches the channel; its repeats (grpc-js 1.14 makes one per
+      // later attempt; 1.10 none) do not.
+      expect(heard.filter(([state, passed]) => state === 'TRANSIENT_FAILURE' && passed)).toHaveLength(1);
+      heard.forEach(([state, passed], i) => {
+        expect(passed).toBe(!(state === 'TRANSIENT_FAILURE' && heard[i - 1]?.[0] === 'TRANSIENT_FAILURE'));
+      });
+      // The one-address policy reports each state once: no repeat to stop.
+      if (scheme === '')
+        expect(heard).toEqual([
+          ['CONNECTING', true],
+          ['TRANSIENT_FAILURE', true],
+          ['SHUTDOWN', true],
+        ]);
+    },
+  );
 
   it('over TLS: refused attempts, the connection, its loss and the reconnect run on one channel', async () => {
     const fixture = (name: string): Buffer => readFileSync(join(root, 'test/grpc/fixtures', name));

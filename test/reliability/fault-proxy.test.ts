@@ -31,21 +31,38 @@ afterEach(async () => {
 
 const echoPort = () => (echo.address() as AddressInfo).port;
 
-/** Connects through the proxy; resolves with what was received and how the socket ended. */
-function exchange(port: number, send: string, waitMs = 300): Promise<{ data: string; end: string }> {
+/**
+ * Connects through the proxy; resolves with what was received and how the socket ended: when it
+ * closes, when `until` has been received (and nothing more came for a moment), or after `waitMs`. A
+ * check that something arrives waits for it (a loaded machine may take long); only a check that
+ * nothing arrives, or that the socket stays open, rests on a short window.
+ */
+function exchange(
+  port: number,
+  send: string,
+  { waitMs = 5000, until }: { waitMs?: number; until?: string } = {},
+): Promise<{ data: string; end: string }> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     clients.add(socket);
     let data = '';
     let end = 'open';
-    socket.on('connect', () => socket.write(send));
-    socket.on('data', (chunk) => (data += chunk.toString()));
-    socket.on('error', (error: NodeJS.ErrnoException) => (end = error.code ?? 'error'));
-    socket.on('end', () => (end = end === 'open' ? 'end' : end));
-    const timer = setTimeout(() => {
+    const finish = (): void => {
+      clearTimeout(timer);
       socket.destroy();
       resolve({ data, end });
-    }, waitMs);
+    };
+    let timer = setTimeout(finish, waitMs);
+    socket.on('connect', () => socket.write(send));
+    socket.on('data', (chunk) => {
+      data += chunk.toString();
+      if (data === until) {
+        clearTimeout(timer);
+        timer = setTimeout(finish, 100);
+      }
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => (end = error.code ?? 'error'));
+    socket.on('end', () => (end = end === 'open' ? 'end' : end));
     socket.on('close', () => {
       clearTimeout(timer);
       resolve({ data, end: end === 'open' ? 'closed' : end });
@@ -56,7 +73,7 @@ function exchange(port: number, send: string, waitMs = 300): Promise<{ data: str
 describe('fault proxy', () => {
   it('passes traffic through', async () => {
     proxy = await startFaultProxy({ port: echoPort() });
-    expect(await exchange(proxy.port, 'ping')).toEqual({ data: 'hello;ping', end: 'open' });
+    expect(await exchange(proxy.port, 'ping', { until: 'hello;ping' })).toEqual({ data: 'hello;ping', end: 'open' });
   });
 
   it('refuses, then listens again on the same port', async () => {
@@ -66,7 +83,7 @@ describe('fault proxy', () => {
     expect((await exchange(port, 'x')).end).toBe('ECONNREFUSED');
     await proxy.setFault({ kind: 'pass' });
     expect(proxy.port).toBe(port);
-    expect((await exchange(port, 'y')).data).toBe('hello;y');
+    expect((await exchange(port, 'y', { until: 'hello;y' })).data).toBe('hello;y');
   });
 
   it('refuses new connections at once while an open one keeps working', async () => {
@@ -79,21 +96,21 @@ describe('fault proxy', () => {
     await proxy.setFault({ kind: 'refuse' }); // resolves although `open` is still open
     expect((await exchange(proxy.port, 'x')).end).toBe('ECONNREFUSED');
     open.write('still');
-    for (let i = 0; i < 100 && !received.includes('still'); i += 1)
+    for (let i = 0; i < 500 && !received.includes('still'); i += 1)
       await new Promise((resolve) => setTimeout(resolve, 10));
     expect(received).toBe('hello;still');
   });
 
   it('black-holes: accepts and never answers', async () => {
     proxy = await startFaultProxy({ port: echoPort() }, { kind: 'blackhole' });
-    expect(await exchange(proxy.port, 'x', 200)).toEqual({ data: '', end: 'open' });
+    expect(await exchange(proxy.port, 'x', { waitMs: 200 })).toEqual({ data: '', end: 'open' });
     expect(proxy.accepted).toBe(1);
   });
 
   it('adds latency in both directions', async () => {
     proxy = await startFaultProxy({ port: echoPort() }, { kind: 'latency', ms: 150 });
-    expect((await exchange(proxy.port, 'x', 100)).data).toBe('');
-    expect((await exchange(proxy.port, 'x', 600)).data).toBe('hello;x');
+    expect((await exchange(proxy.port, 'x', { waitMs: 100 })).data).toBe('');
+    expect((await exchange(proxy.port, 'x', { until: 'hello;x' })).data).toBe('hello;x');
   });
 
   it('resets mid-stream after N bytes from the server', async () => {
@@ -103,12 +120,12 @@ describe('fault proxy', () => {
 
   it('accepts, then closes after N ms', async () => {
     proxy = await startFaultProxy({ port: echoPort() }, { kind: 'close-after', ms: 50 });
-    expect(await exchange(proxy.port, 'x', 1000)).toEqual({ data: '', end: 'end' });
+    expect(await exchange(proxy.port, 'x')).toEqual({ data: '', end: 'end' });
   });
 
   it('stalls after the handshake: the first server bytes pass, then nothing', async () => {
     proxy = await startFaultProxy({ port: echoPort() }, { kind: 'stall-after-handshake' });
-    expect(await exchange(proxy.port, 'more', 300)).toEqual({ data: 'hello;', end: 'open' });
+    expect(await exchange(proxy.port, 'more', { until: 'hello;' })).toEqual({ data: 'hello;', end: 'open' });
   });
 
   it('close() leaves no socket or server handle behind', async () => {
@@ -116,7 +133,7 @@ describe('fault proxy', () => {
       .getActiveResourcesInfo()
       .filter((r) => r === 'TCPSocketWrap' || r === 'TCPServerWrap').length;
     proxy = await startFaultProxy({ port: echoPort() }, { kind: 'latency', ms: 5000 });
-    await exchange(proxy.port, 'x', 50);
+    await exchange(proxy.port, 'x', { waitMs: 50 });
     await proxy.close();
     proxy = undefined;
     await new Promise((resolve) => setImmediate(resolve));
@@ -131,7 +148,7 @@ describe('fault proxy', () => {
 
   it('close-after 3e9 ms does not close after 3 ms (the host would fire a timer past 2^31 - 1 ms at once)', async () => {
     proxy = await startFaultProxy({ port: echoPort() }, { kind: 'close-after', ms: 3e9 });
-    expect(await exchange(proxy.port, 'x', 300)).toEqual({ data: '', end: 'open' });
+    expect(await exchange(proxy.port, 'x', { waitMs: 300 })).toEqual({ data: '', end: 'open' });
     const before = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     await proxy.close();
     proxy = undefined;
@@ -177,6 +194,6 @@ describe('fault proxy options are validated like every other option', () => {
     proxy = await startFaultProxy({ port: echoPort() });
     await expect(proxy.setFault({ kind: 'nope' } as never)).rejects.toThrow(/option "fault.kind"/);
     // The fault in force is unchanged.
-    expect(await exchange(proxy.port, 'ping')).toEqual({ data: 'hello;ping', end: 'open' });
+    expect(await exchange(proxy.port, 'ping', { until: 'hello;ping' })).toEqual({ data: 'hello;ping', end: 'open' });
   });
 });

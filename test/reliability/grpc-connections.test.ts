@@ -193,6 +193,11 @@ describe('ManagedChannel through an HTTP CONNECT proxy (grpc_proxy)', () => {
     await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 3, 10_000);
     expect(proxy.open()).toBeLessThanOrEqual(1);
     channel.close();
+    // The proxy sees each reset connection close (soon, but a loaded machine may take a while) ...
+    await vi.waitFor(() => {
+      expect(proxy.open()).toBe(0);
+    }, 5000);
+    // ... and no connection after close().
     await sleep(300);
     expect(proxy.accepted()).toBe(log.starts().length);
     expect(proxy.open()).toBe(0);

@@ -207,7 +207,7 @@ describe('in headless Chromium', () => {
         timeout: 15_000,
       });
 
-      for (let i = 0; i < 100 && second.received.length === 0; i += 1)
+      for (let i = 0; i < 250 && second.received.length === 0; i += 1)
         await new Promise((resolve) => setTimeout(resolve, 20));
       expect(first.received).toEqual(['hello 1']);
       expect(second.received).toEqual(['hello 2']);

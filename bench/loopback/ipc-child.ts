@@ -14,9 +14,12 @@ export interface Reply {
 export class IpcChild {
   readonly #child: ChildProcess;
 
-  /** Forks `module` (a URL of a compiled module next to the caller) with `args`. */
-  constructor(module: URL, args: readonly string[] = []) {
-    this.#child = fork(module, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  /** Forks `module` (a URL of a compiled module next to the caller) with `args`, and Node options `execArgv`. */
+  constructor(module: URL, args: readonly string[] = [], execArgv: readonly string[] = []) {
+    this.#child = fork(module, args, {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: [...process.execArgv, ...execArgv],
+    });
   }
 
   /** Sends `message` and waits for the answer; rejects with the child's error. */

@@ -3,11 +3,23 @@
  * a child process) that restarts, once through redialer's `http2Connector`, once through
  * `ManagedChannel`, and once as plain grpc-js channels. Measures the time from the server's return
  * until every connection is READY again, the client process's CPU per reconnected connection, and the
- * client's event-loop delay (p99) from the restart until all are READY. Each size runs several times
- * and reports the median and the range. Each subject's fleets live in a client process of their own
- * (`client-process.ts`), and the subjects take turns, in a different order each round.
+ * client's event-loop delay (p99) from the restart until all are READY. Each subject's fleets live in
+ * a client process of their own (`client-process.ts`).
+ *
+ * Two kinds of run, since the figures need different conditions:
+ * - **Together** (CPU): every subject's fleet goes through the same outage of the same server at the
+ *   same time, each in its own process. CPU time is counted per process, so running side by side does
+ *   not mix the subjects' figures, and whatever the machine does meanwhile (another tenant, the
+ *   kernel's TIME_WAIT sockets, the server's state) weighs on all of them alike. The figure of record
+ *   is each subject's CPU divided by plain grpc-js's in the same round. As a check of the method, two
+ *   fleets of plain grpc-js channels side by side at 1,000 connections gave per-round ratios of
+ *   0.89–1.27, with a median of 0.98 and 0.99 in two series of eight and ten rounds; taking turns, one
+ *   subject's per-round ratios had spread from 0.56× to 1.47×.
+ * - **Alone** (time to READY, event-loop delay): one subject at a time, in turn, each first, second
+ *   and last once, since a subject sharing the cores with the others would be late for their sake.
+ * @module
  */
-import { IpcChild } from './ipc-child.js';
+import { IpcChild, type Reply } from './ipc-child.js';
 
 /** One fleet, one run. */
 export interface LoopbackRun {
@@ -15,10 +27,12 @@ export interface LoopbackRun {
   readonly halfReadyAfter: number;
   /** ms from the server's return until the last connection was READY. */
   readonly allReadyAfter: number;
-  /** Client-process CPU (user + system) from the restart until all READY, ms. */
+  /** Client-process CPU (user + system, all threads) from the restart until all READY, ms. */
   readonly cpuMs: number;
   /** The client's event-loop delay, 99th percentile, from the restart until all READY, ms. */
   readonly loopDelayP99: number;
+  /** TCP connections the client opened from the restart until all READY (failed dials and reconnections). */
+  readonly dials: number;
 }
 
 /** A fleet's figures over several runs. */
@@ -27,9 +41,12 @@ export interface LoopbackFigure {
   readonly connections: number;
   /** ms the server was down. */
   readonly downtime: number;
-  /** The unreported rounds each subject ran before the measured runs. */
+  /** The unreported rounds (all subjects together) before the measured runs. */
   readonly warmUp: { readonly rounds: number; readonly connections: number };
+  /** Runs with this subject alone, for the times and the event-loop delay. */
   readonly runs: readonly LoopbackRun[];
+  /** Rounds with every subject at once, for CPU: the same index is the same round for every subject. */
+  readonly together: readonly LoopbackRun[];
 }
 
 /** The grpc-js server, in a process of its own (`server-process.ts`). */
@@ -54,20 +71,12 @@ class ClientProcess {
   readonly #child: IpcChild;
 
   constructor(readonly subject: string) {
-    this.#child = new IpcChild(new URL('./client-process.js', import.meta.url), [subject]);
+    // --expose-gc: the client collects its garbage before each measured storm (see `client-process.ts`).
+    this.#child = new IpcChild(new URL('./client-process.js', import.meta.url), [subject], ['--expose-gc']);
   }
 
-  /** One run: a fleet that is READY, an outage of `downtime` ms, and the reconnection. */
-  async measure(server: ServerProcess, port: number, connections: number, downtime: number): Promise<LoopbackRun> {
-    await this.#child.ask({ cmd: 'up', port, connections });
-    // Stay up past redialer's minUptime (5 s), so that the loss resets the backoff as a long-lived connection's would.
-    await sleep(6000);
-    await this.#child.ask({ cmd: 'begin' });
-    await server.stop();
-    await this.#child.ask({ cmd: 'dropped' });
-    await sleep(downtime);
-    await server.start(port);
-    return (await this.#child.ask({ cmd: 'return' }))['run'] as LoopbackRun;
+  ask(message: object): Promise<Reply> {
+    return this.#child.ask(message);
   }
 
   close(): void {
@@ -75,24 +84,47 @@ class ClientProcess {
   }
 }
 
+/**
+ * One outage for the fleets of `clients`, all at once: each in turn builds `connections` connections
+ * and waits until they are READY; the server stops, stays down `downtime` ms, and starts again; each fleet's
+ * figures are taken from just before the stop until its last connection is READY again.
+ */
+async function storm(
+  server: ServerProcess,
+  port: number,
+  clients: readonly ClientProcess[],
+  connections: number,
+  downtime: number,
+): Promise<LoopbackRun[]> {
+  const all = (message: object): Promise<Reply[]> => Promise.all(clients.map((client) => client.ask(message)));
+  // Fleets are built one after another: 15,000 channels dialling the server in the same instant
+  // overflow its accept queue, and dials that fail there back off for longer than a run can wait.
+  for (const client of clients) await client.ask({ cmd: 'up', port, connections });
+  // Stay up past redialer's minUptime (5 s), so that the loss resets the backoff as a long-lived connection's would.
+  await sleep(6000);
+  await all({ cmd: 'begin' });
+  await server.stop();
+  await all({ cmd: 'dropped' });
+  await sleep(downtime);
+  await server.start(port);
+  return (await all({ cmd: 'return' })).map((answer) => answer['run'] as LoopbackRun);
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Every order of `items`. */
-function permutations<T>(items: readonly T[]): T[][] {
-  if (items.length <= 1) return [[...items]];
-  return items.flatMap((first, i) =>
-    permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [first, ...rest]),
-  );
+/** `items` in each of its rotations: each item comes first once, and right after each other item once. */
+function rotations<T>(items: readonly T[]): T[][] {
+  return items.map((_, i) => [...items.slice(i), ...items.slice(0, i)]);
 }
 
 /** The subjects: redialer's two adapters, and plain grpc-js channels for comparison. */
 const SUBJECTS = ['redialer http2Connector', 'redialer ManagedChannel', 'plain @grpc/grpc-js channels'] as const;
 
-/** Connections of the warm-up rounds that run each subject before the measured runs. */
+/** Connections of each subject's fleet in the warm-up rounds, which run before the measured ones. */
 const WARM_UP_CONNECTIONS = 1000;
 
 /**
- * Warm-up rounds per subject. V8 optimizes the code of a reconnect storm over several storms: with one
+ * Warm-up rounds (every subject at once). V8 optimizes the code of a reconnect storm over several storms: with one
  * round of 500 connections, the measured runs still spent 150–400 ms each (a third of a 1,000-connection
  * storm's CPU) compiling, on both sides, falling from run to run (`node --trace-opt`). After three
  * rounds of 1,000 it is down to 40–100 ms, and the runs measure reconnecting rather than compiling.
@@ -105,49 +137,68 @@ export interface LoopbackOptions {
   readonly sizes: readonly number[];
   /** ms the server stays down. */
   readonly downtime: number;
-  /** Runs per subject and size (median and range are reported). */
-  readonly runs: number;
+  /** Rounds per size with every subject at once, for CPU (median and range are reported). */
+  readonly rounds: number;
+  /** Runs per subject and size alone, for the times and the event-loop delay. */
+  readonly aloneRuns: number;
   /** Progress lines. */
   readonly say?: (line: string) => void;
   /** Only the subjects whose name contains this text (all when undefined). */
   readonly only?: string;
 }
 
-export async function runLoopback({ sizes, downtime, runs, say, only }: LoopbackOptions): Promise<LoopbackFigure[]> {
+export async function runLoopback({
+  sizes,
+  downtime,
+  rounds,
+  aloneRuns,
+  say,
+  only,
+}: LoopbackOptions): Promise<LoopbackFigure[]> {
   const server = new ServerProcess();
   const subjects = SUBJECTS.filter((name) => only === undefined || name.includes(only)).map(
     (name) => new ClientProcess(name),
   );
+  const names = subjects.map((client) => client.subject).join(', ');
   try {
     const port = await server.start(0);
     const figures: LoopbackFigure[] = [];
-    // Discarded rounds first (see WARM_UP_ROUNDS), subjects taking turns, so that the measured runs do
-    // not pay for compiling a subject's code.
+    // Discarded rounds first (see WARM_UP_ROUNDS), so that the measured runs do not pay for compiling a
+    // subject's code.
     const warmUpConnections = Math.min(WARM_UP_CONNECTIONS, sizes[0] ?? WARM_UP_CONNECTIONS);
     for (let round = 0; round < WARM_UP_ROUNDS; round++) {
-      for (const client of subjects) {
-        say?.(
-          `loopback: ${client.subject}, warm-up ${String(round + 1)}/${String(WARM_UP_ROUNDS)} with ${String(warmUpConnections)} connections (not reported)`,
-        );
-        await client.measure(server, port, warmUpConnections, downtime);
-        await sleep(500);
-      }
+      say?.(
+        `loopback: ${names} together, warm-up ${String(round + 1)}/${String(WARM_UP_ROUNDS)} with ${String(warmUpConnections)} connections each (not reported)`,
+      );
+      await storm(server, port, subjects, warmUpConnections, downtime);
+      await sleep(500);
     }
     for (const connections of sizes) {
-      const results = new Map<string, LoopbackRun[]>(subjects.map((client) => [client.subject, []]));
-      // Subjects take turns within each round, so that a drift of the machine's load hits all alike, in
-      // every order in turn: over as many rounds as there are orders (six for three subjects), each
-      // subject is measured right after each other one equally often. A storm leaves its traces in the
-      // shared server and in the kernel (thousands of TIME_WAIT sockets on the loopback for a minute):
-      // in a fixed order at 1,000 connections, the subject measured right after http2Connector cost
-      // 1.2–1.4× what it cost after plain grpc-js channels, whichever subject it was.
-      const orders = permutations(subjects);
-      for (let run = 0; run < runs; run++) {
+      const together = new Map<string, LoopbackRun[]>(subjects.map((client) => [client.subject, []]));
+      for (let round = 0; round < rounds; round++) {
+        say?.(
+          `loopback: ${names} together, ${String(connections)} connections each, round ${String(round + 1)}/${String(rounds)}`,
+        );
+        const runs = await storm(server, port, subjects, connections, downtime);
+        subjects.forEach((client, i) => {
+          const run = runs[i];
+          if (run !== undefined) together.get(client.subject)?.push(run);
+        });
+        await sleep(500);
+      }
+      // Alone, in turn: a storm leaves its traces in the shared server and in the kernel (thousands of
+      // TIME_WAIT sockets on the loopback for a minute), and the subject measured right after
+      // http2Connector once cost 1.2–1.4× what it cost after plain grpc-js channels. In rotation, each
+      // subject comes first once and right after each other subject once.
+      const alone = new Map<string, LoopbackRun[]>(subjects.map((client) => [client.subject, []]));
+      const orders = rotations(subjects);
+      for (let run = 0; run < aloneRuns; run++) {
         for (const client of orders[run % orders.length] ?? subjects) {
           say?.(
-            `loopback: ${client.subject}, ${String(connections)} connections, run ${String(run + 1)}/${String(runs)}`,
+            `loopback: ${client.subject} alone, ${String(connections)} connections, run ${String(run + 1)}/${String(aloneRuns)}`,
           );
-          results.get(client.subject)?.push(await client.measure(server, port, connections, downtime));
+          const [figure] = await storm(server, port, [client], connections, downtime);
+          if (figure !== undefined) alone.get(client.subject)?.push(figure);
           await sleep(500);
         }
       }
@@ -157,7 +208,8 @@ export async function runLoopback({ sizes, downtime, runs, say, only }: Loopback
           connections,
           downtime,
           warmUp: { rounds: WARM_UP_ROUNDS, connections: warmUpConnections },
-          runs: results.get(client.subject) ?? [],
+          runs: alone.get(client.subject) ?? [],
+          together: together.get(client.subject) ?? [],
         });
     }
     return figures;

@@ -109,54 +109,82 @@ const median = (xs: readonly number[]): number => {
   return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
 };
 
-/** "median (min–max)" of one field over a figure's runs. */
-function spread(f: LoopbackFigure, pick: (r: LoopbackFigure['runs'][number]) => number, digits = 0): string {
-  const xs = f.runs.map(pick);
+type LoopbackRun = LoopbackFigure['runs'][number];
+
+/** "median (min–max)" of `xs`. */
+function spreadOf(xs: readonly number[], digits = 0): string {
   if (xs.length === 0) return '';
   const fmt = (x: number): string => (digits === 0 ? n0(x) : x.toFixed(digits));
   return xs.length === 1 ? fmt(xs[0] ?? NaN) : `${fmt(median(xs))} (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))})`;
 }
 
+/** "median (min–max)" of one field over a figure's runs alone. */
+function spread(f: LoopbackFigure, pick: (r: LoopbackRun) => number, digits = 0): string {
+  return spreadOf(f.runs.map(pick), digits);
+}
+
+/** Client CPU per reconnected connection, µs, in each of `runs`. */
+const cpuPerReconnect = (f: LoopbackFigure, runs: readonly LoopbackRun[]): number[] =>
+  runs.map((r) => (r.cpuMs * 1000) / f.connections);
+
+/** Each round's CPU of `f` divided by that of `plain` in the same round. */
+function roundRatios(f: LoopbackFigure, plain: LoopbackFigure): number[] {
+  return f.together.flatMap((r, i) => {
+    const base = plain.together[i];
+    return base === undefined ? [] : [r.cpuMs / base.cpuMs];
+  });
+}
+
 function loopbackSection(l: readonly LoopbackFigure[]): string {
   const first = l[0];
-  const runs = first?.runs.length ?? 0;
-  const cpuPer = (r: LoopbackFigure['runs'][number], f: LoopbackFigure): number => (r.cpuMs * 1000) / f.connections;
-  const sizes = [...new Set(l.map((f) => f.connections))];
-  const ratios = sizes.flatMap((n) => {
-    const plain = l.find((f) => f.connections === n && f.subject.startsWith('plain'));
-    if (plain === undefined) return [];
-    return l
-      .filter((f) => f.connections === n && f !== plain)
-      .map((f) => {
-        const cpu = median(f.runs.map((r) => r.cpuMs)) / median(plain.runs.map((r) => r.cpuMs));
-        const time = median(f.runs.map((r) => r.allReadyAfter)) / median(plain.runs.map((r) => r.allReadyAfter));
-        return `${f.subject} at ${n0(n)}: CPU ${cpu.toFixed(2)}×, time to all READY ${time.toFixed(2)}×`;
-      });
+  const rounds = first?.together.length ?? 0;
+  const alone = first?.runs.length ?? 0;
+  const plainOf = (f: LoopbackFigure): LoopbackFigure | undefined =>
+    l.find((p) => p.connections === f.connections && p.subject.startsWith('plain'));
+  const ratios = l.flatMap((f) => {
+    const plain = plainOf(f);
+    if (plain === undefined || plain === f) return [];
+    const time = median(f.runs.map((r) => r.allReadyAfter)) / median(plain.runs.map((r) => r.allReadyAfter));
+    return [
+      `${f.subject} at ${n0(f.connections)}: CPU ${spreadOf(roundRatios(f, plain), 2)}×, time to all READY ${time.toFixed(2)}×`,
+    ];
   });
   return [
     '### 4. Loopback reality check',
     '',
     `A real grpc-js server on 127.0.0.1 (own process) restarts after ${String((first?.downtime ?? 0) / 1000)} s down; connections had been up for 6 s. ` +
-      `Each connection is driven through the shipped adapters (\`http2Connector\` in a \`ConnectionManager\`, and \`ManagedChannel\`) and, for comparison, as a plain grpc-js channel with its own subchannel pool. ` +
-      `${String(runs)} run${runs === 1 ? '' : 's'} per row after ${String(first?.warmUp.rounds ?? 0)} unreported warm-up rounds of ${n0(first?.warmUp.connections ?? 0)} connections per subject (so that V8 has optimized the reconnect path), subjects taking turns in every order in turn (a subject measured right after another pays for the traces of that one's storm in the shared server and the kernel), each in a client process of its own (in one shared process, a subject paid for the garbage and the heap of the one measured before it: up to 1.5× its own cost); median (min–max).`,
+      `Each connection is driven through the shipped adapters (\`http2Connector\` in a \`ConnectionManager\`, and \`ManagedChannel\`) and, for comparison, as a plain grpc-js channel with its own subchannel pool, each subject in a client process of its own that collects its garbage before each storm. ` +
+      `After ${String(first?.warmUp.rounds ?? 0)} unreported warm-up rounds of ${n0(first?.warmUp.connections ?? 0)} connections per subject (so that V8 has optimized the reconnect path), two kinds of run: ` +
+      `**CPU** from ${String(rounds)} round${rounds === 1 ? '' : 's'} in which every subject's fleet goes through the same outage at the same time (CPU time is counted per process, and a drift of the machine weighs on all alike; the ratio is taken within each round); ` +
+      `**times and event-loop delay** from ${String(alone)} run${alone === 1 ? '' : 's'} of each subject alone, in turn (each subject first once, and right after each other once), whose CPU is shown too. ` +
+      `Dials are the TCP connections a client opened from the restart until all were READY again: the failed ones while the server was down, and the reconnections. Median (min–max).`,
     '',
     table(
       [
         'subject',
         'connections',
-        '50 % READY after return (ms)',
-        '100 % READY after return (ms)',
-        'client CPU per reconnect (µs)',
-        'event-loop delay p99 (ms)',
+        '50 % READY after return (ms), alone',
+        '100 % READY after return (ms), alone',
+        'event-loop delay p99 (ms), alone',
+        'TCP dials per connection, alone',
+        'client CPU per reconnect (µs), alone',
+        'client CPU per reconnect (µs), together',
+        'CPU ÷ plain grpc-js, same round together',
       ],
-      l.map((f) => [
-        f.subject,
-        n0(f.connections),
-        spread(f, (r) => r.halfReadyAfter),
-        spread(f, (r) => r.allReadyAfter),
-        spread(f, (r) => cpuPer(r, f)),
-        spread(f, (r) => r.loopDelayP99, 1),
-      ]),
+      l.map((f) => {
+        const plain = plainOf(f);
+        return [
+          f.subject,
+          n0(f.connections),
+          spread(f, (r) => r.halfReadyAfter),
+          spread(f, (r) => r.allReadyAfter),
+          spread(f, (r) => r.loopDelayP99, 1),
+          spread(f, (r) => r.dials / f.connections, 2),
+          spreadOf(cpuPerReconnect(f, f.runs)),
+          spreadOf(cpuPerReconnect(f, f.together)),
+          plain === undefined || plain === f ? '' : `${spreadOf(roundRatios(f, plain), 2)}×`,
+        ];
+      }),
     ),
     '',
     ratios.length > 0 ? `Medians, redialer ÷ plain grpc-js: ${ratios.join('; ')}.` : '',

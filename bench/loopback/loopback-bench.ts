@@ -12,9 +12,11 @@
  *   not mix the subjects' figures, and whatever the machine does meanwhile (another tenant, the
  *   kernel's TIME_WAIT sockets, the server's state) weighs on all of them alike. The figure of record
  *   is each subject's CPU divided by plain grpc-js's in the same round. As a check of the method, two
- *   fleets of plain grpc-js channels side by side at 1,000 connections gave per-round ratios of
- *   0.89–1.27, with a median of 0.98 and 0.99 in two series of eight and ten rounds; taking turns, one
- *   subject's per-round ratios had spread from 0.56× to 1.47×.
+ *   fleets of the same subject side by side at 1,000 connections: plain grpc-js against plain grpc-js
+ *   gave per-round ratios of 0.89–1.27, with medians of 0.98 and 0.99 in series of eight and ten
+ *   rounds; ManagedChannel against ManagedChannel 0.95–1.09, median 1.04, in eight. A median within
+ *   about 4 % of 1 is parity. Taking turns, one subject's per-round ratios had spread from 0.56× to
+ *   1.47×.
  * - **Alone** (time to READY, event-loop delay): one subject at a time, in turn, each first, second
  *   and last once, since a subject sharing the cores with the others would be late for their sake.
  * @module
@@ -86,8 +88,8 @@ class ClientProcess {
 
 /**
  * One outage for the fleets of `clients`, all at once: each in turn builds `connections` connections
- * and waits until they are READY; the server stops, stays down `downtime` ms, and starts again; each fleet's
- * figures are taken from just before the stop until its last connection is READY again.
+ * and waits until they are READY; the server stops, stays down `downtime` ms, and starts again; each
+ * fleet's figures are taken from just before the stop until its last connection is READY again.
  */
 async function storm(
   server: ServerProcess,
@@ -112,7 +114,7 @@ async function storm(
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** `items` in each of its rotations: each item comes first once, and right after each other item once. */
+/** `items` in each of its rotations: each item comes first, second… and last once. */
 function rotations<T>(items: readonly T[]): T[][] {
   return items.map((_, i) => [...items.slice(i), ...items.slice(0, i)]);
 }
@@ -124,10 +126,11 @@ const SUBJECTS = ['redialer http2Connector', 'redialer ManagedChannel', 'plain @
 const WARM_UP_CONNECTIONS = 1000;
 
 /**
- * Warm-up rounds (every subject at once). V8 optimizes the code of a reconnect storm over several storms: with one
- * round of 500 connections, the measured runs still spent 150–400 ms each (a third of a 1,000-connection
- * storm's CPU) compiling, on both sides, falling from run to run (`node --trace-opt`). After three
- * rounds of 1,000 it is down to 40–100 ms, and the runs measure reconnecting rather than compiling.
+ * Warm-up rounds (every subject at once). V8 optimizes the code of a reconnect storm over several
+ * storms: with one round of 500 connections, the measured runs still spent 150–400 ms each (a third of
+ * a 1,000-connection storm's CPU) compiling, on both sides, falling from run to run
+ * (`node --trace-opt`). After three rounds of 1,000 it is down to 40–100 ms, and the runs measure
+ * reconnecting rather than compiling.
  */
 const WARM_UP_ROUNDS = 3;
 
@@ -189,7 +192,8 @@ export async function runLoopback({
       // Alone, in turn: a storm leaves its traces in the shared server and in the kernel (thousands of
       // TIME_WAIT sockets on the loopback for a minute), and the subject measured right after
       // http2Connector once cost 1.2–1.4× what it cost after plain grpc-js channels. In rotation, each
-      // subject comes first once and right after each other subject once.
+      // subject comes first, second and last once (three runs cannot also balance which subject goes
+      // right before which: that takes all six orders).
       const alone = new Map<string, LoopbackRun[]>(subjects.map((client) => [client.subject, []]));
       const orders = rotations(subjects);
       for (let run = 0; run < aloneRuns; run++) {
@@ -215,6 +219,83 @@ export async function runLoopback({
     return figures;
   } finally {
     for (const client of subjects) client.close();
+    server.close();
+  }
+}
+
+/** Options of {@link runLoopbackPair}. */
+export interface LoopbackPairOptions {
+  /** The subject measured, and the one it is divided by (names from the subjects of {@link runLoopback}). */
+  readonly subjects: readonly [string, string];
+  /** Connections of each fleet. */
+  readonly connections: number;
+  /** ms the server stays down. */
+  readonly downtime: number;
+  /** Rounds in each of the two halves. */
+  readonly rounds: number;
+  /** Progress lines. */
+  readonly say?: (line: string) => void;
+}
+
+/** The outcome of {@link runLoopbackPair}: per round, the first subject's CPU divided by the second's. */
+export interface LoopbackPairResult {
+  readonly subjects: readonly [string, string];
+  readonly connections: number;
+  readonly downtime: number;
+  /** Rounds with the first subject in the first client process (forked first). */
+  readonly firstHalf: readonly number[];
+  /** Rounds with fresh client processes, the second subject's forked first. */
+  readonly secondHalf: readonly number[];
+}
+
+/**
+ * A longer check of two subjects side by side, for a difference too small for {@link runLoopback}'s
+ * eight rounds: the same rounds as there, in two halves, each with fresh client processes and its own
+ * warm-up, the second with the processes in the other order. Were the process forked first (or
+ * second) to cost more for where the system places it, the two halves would show it, and their union
+ * cancels it.
+ */
+export async function runLoopbackPair({
+  subjects,
+  connections,
+  downtime,
+  rounds,
+  say,
+}: LoopbackPairOptions): Promise<LoopbackPairResult> {
+  const [measured, base] = subjects;
+  for (const name of subjects) {
+    if (!(SUBJECTS as readonly string[]).includes(name)) throw new Error(`unknown loopback subject ${name}`);
+  }
+  const server = new ServerProcess();
+  try {
+    const port = await server.start(0);
+    const half = async (order: readonly string[], label: string): Promise<number[]> => {
+      const clients = order.map((name) => new ClientProcess(name));
+      try {
+        for (let round = 0; round < WARM_UP_ROUNDS; round++) {
+          say?.(`loopback pair, ${label}: warm-up ${String(round + 1)}/${String(WARM_UP_ROUNDS)} (not reported)`);
+          await storm(server, port, clients, WARM_UP_CONNECTIONS, downtime);
+          await sleep(500);
+        }
+        const ratios: number[] = [];
+        for (let round = 0; round < rounds; round++) {
+          const runs = await storm(server, port, clients, connections, downtime);
+          const cpu = (name: string): number => runs[order.indexOf(name)]?.cpuMs ?? NaN;
+          ratios.push(cpu(measured) / cpu(base));
+          say?.(
+            `loopback pair, ${label}: round ${String(round + 1)}/${String(rounds)}, ${measured} ÷ ${base} = ${(ratios.at(-1) ?? NaN).toFixed(3)}`,
+          );
+          await sleep(500);
+        }
+        return ratios;
+      } finally {
+        for (const client of clients) client.close();
+      }
+    };
+    const firstHalf = await half([measured, base], 'first half');
+    const secondHalf = await half([base, measured], 'second half, processes swapped');
+    return { subjects, connections, downtime, firstHalf, secondHalf };
+  } finally {
     server.close();
   }
 }

@@ -156,7 +156,7 @@ function loopbackSection(l: readonly LoopbackFigure[]): string {
       `Each connection is driven through the shipped adapters (\`http2Connector\` in a \`ConnectionManager\`, and \`ManagedChannel\`) and, for comparison, as a plain grpc-js channel with its own subchannel pool, each subject in a client process of its own that collects its garbage before each storm. ` +
       `After ${String(first?.warmUp.rounds ?? 0)} unreported warm-up rounds of ${n0(first?.warmUp.connections ?? 0)} connections per subject (so that V8 has optimized the reconnect path), two kinds of run: ` +
       `**CPU** from ${String(rounds)} round${rounds === 1 ? '' : 's'} in which every subject's fleet goes through the same outage at the same time (CPU time is counted per process, and a drift of the machine weighs on all alike; the ratio is taken within each round); ` +
-      `**times and event-loop delay** from ${String(alone)} run${alone === 1 ? '' : 's'} of each subject alone, in turn (each subject first once, and right after each other once), whose CPU is shown too. ` +
+      `**times and event-loop delay** from ${String(alone)} run${alone === 1 ? '' : 's'} of each subject alone, in turn (each subject first, second and last once), whose CPU is shown too. ` +
       `Dials are the TCP connections a client opened from the restart until all were READY again: the failed ones while the server was down, and the reconnections. Median (min–max).`,
     '',
     table(

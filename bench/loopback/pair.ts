@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runLoopbackPair } from './loopback-bench.js';
+import { median } from '../support/median.js';
 
 const { values } = parseArgs({
   options: { subject: { type: 'string' }, connections: { type: 'string' }, rounds: { type: 'string' } },
@@ -23,11 +24,6 @@ const result = await runLoopbackPair({
   rounds: Number(values.rounds ?? 16),
   say,
 });
-const median = (xs: readonly number[]): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
-};
 const all = [...result.firstHalf, ...result.secondHalf];
 const describe = (xs: readonly number[]): string =>
   `median ${median(xs).toFixed(3)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}), below 1 in ${String(xs.filter((x) => x < 1).length)} of ${String(xs.length)}`;

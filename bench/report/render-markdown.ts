@@ -6,6 +6,7 @@ import type { OverheadResult } from '../overhead/overhead-bench.js';
 import type { StormBenchResult } from '../storm/storm-bench.js';
 import { stormSection } from './storm-section.js';
 import type { Environment } from '../support/environment.js';
+import { median } from '../support/median.js';
 
 export interface BenchReport {
   readonly environment: Environment;
@@ -102,12 +103,6 @@ function overheadSection(o: OverheadResult): string {
       `Creating and connecting ${n0(count)} managers from one options object on one virtual clock: ${o.fleetCreateConnectMicros.toFixed(2)} µs each.`,
   ].join('\n');
 }
-
-const median = (xs: readonly number[]): number => {
-  const sorted = [...xs].sort((x, y) => x - y);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
-};
 
 type LoopbackRun = LoopbackFigure['runs'][number];
 

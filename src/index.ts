@@ -49,6 +49,7 @@ export {
 export { unrefScheduler } from './unref-scheduler.js';
 export { ConnectTimeoutError, isConnectTimeoutError } from './errors/connect-timeout-error.js';
 export { PermanentError, isPermanentError, permanent } from './errors/permanent-error.js';
+export { BackoffPolicyError, isBackoffPolicyError } from './errors/backoff-policy-error.js';
 export { isGracefulEnd, markGracefulEnd } from './errors/graceful-end.js';
 export { ShutdownError, isShutdownError } from './errors/shutdown-error.js';
 export { ConnectionClosedError, isConnectionClosedError } from './errors/connection-closed-error.js';

@@ -4,11 +4,49 @@
  * not come back in lockstep. This is the one place that turns a hint into a wait.
  * @module
  */
-import type { RandomSource } from './backoff.js';
-import { clampDelay, uniform } from './backoff.js';
+import { type BackoffPolicy, MAX_DELAY_MS, type RandomSource, clampDelay, uniform } from './backoff.js';
 
 /** The spread added to a server's hint so that clients told the same wait do not return together. */
 export const HINT_JITTER = 0.2;
+
+/** The least default ceiling on a server's hint: gRPC's MAX_BACKOFF, 120 s. */
+export const MIN_HINT_CEILING = 120_000;
+
+/**
+ * The default ceiling on a server's hint for a client on `policy` (its `maxRetryAfter` when not
+ * given): the greater of the policy's longest wait (`bounds.max`, jitter included) and 120 s. No
+ * server can hold such a client longer than its own backoff would, or two minutes.
+ */
+export function defaultHintCeiling(policy: BackoffPolicy): number {
+  const cap = policy.bounds?.max;
+  const own = typeof cap === 'number' && Number.isFinite(cap) ? cap : 0;
+  return Math.min(MAX_DELAY_MS, Math.max(MIN_HINT_CEILING, own));
+}
+
+/** A server's hint after {@link boundHint}: the wait it may ask for, and what it asked. */
+export interface BoundedHint {
+  /** The hint cut to the ceiling, ms. */
+  readonly delay: number;
+  /** What the server asked for, ms. */
+  readonly asked: number;
+  /** Whether the ceiling cut it. */
+  readonly cut: boolean;
+}
+
+/**
+ * Reads a hint's value: anything but a number >= 0 (NaN, a negative number, a string, undefined)
+ * asks for nothing and gives undefined; a longer one than `ceiling` is cut to it.
+ */
+export function boundHint(hint: unknown, ceiling: number): BoundedHint | undefined {
+  if (typeof hint !== 'number' || !(hint >= 0)) return undefined;
+  return hint > ceiling ? { delay: ceiling, asked: hint, cut: true } : { delay: hint, asked: hint, cut: false };
+}
+
+/** A note for traces and logs on a bounded hint: `the server asked for at least 3000 ms` (and the cut). */
+export function describeHint(hint: BoundedHint, option = 'maxRetryAfter'): string {
+  const asked = `the server asked for at least ${String(hint.asked)} ms`;
+  return hint.cut ? `${asked}; cut to ${option} (${String(hint.delay)} ms)` : asked;
+}
 
 /**
  * The wait after a failure that carried a server hint of `hint` ms, given the backoff's own `backoff`

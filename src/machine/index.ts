@@ -18,3 +18,12 @@ export {
   type Effect,
   type Transition,
 } from '../connection-machine.js';
+export { stepBackoff, type BackoffStep } from '../backoff/backoff-step.js';
+export {
+  boundHint,
+  defaultHintCeiling,
+  hintedDelay,
+  HINT_JITTER,
+  MIN_HINT_CEILING,
+  type BoundedHint,
+} from '../backoff/server-hint.js';

@@ -14,14 +14,9 @@ import {
   earliestStart,
   spendStart,
 } from './backoff/attempt-spacing.js';
-import {
-  type Backoff,
-  type BackoffPolicy,
-  MAX_DELAY_MS,
-  type RandomSource,
-  clampDelay,
-  uniform,
-} from './backoff/backoff.js';
+import { type Backoff, type BackoffPolicy, type RandomSource, uniform } from './backoff/backoff.js';
+import { stepBackoff } from './backoff/backoff-step.js';
+import { type BoundedHint, boundHint, defaultHintCeiling, describeHint, hintedDelay } from './backoff/server-hint.js';
 import type { ConnectionSnapshot, ShutdownReason } from './connection-snapshot.js';
 import { type ConnectivityState, isAllowedTransition } from './connectivity-state.js';
 import { ConnectTimeoutError } from './errors/connect-timeout-error.js';
@@ -50,6 +45,12 @@ export interface MachineState<C> {
   readonly paused: boolean;
   /** The floor on attempt starts: how many may start now without waiting (see {@link AttemptSpacing}). */
   readonly credit: StartCredit;
+  /**
+   * The grace credit: whether the next graceful end before minUptime may reset the backoff. Earned
+   * when a connection ends after staying READY for minUptime, spent by such a reset; a new manager
+   * has none, so a server that ends every connection gracefully at once meets the full schedule.
+   */
+  readonly graceCredit: boolean;
 }
 
 /** Everything that can happen to a manager. */
@@ -102,6 +103,11 @@ export interface MachineRules {
   readonly attemptSpacing?: AttemptSpacing;
   /** How a server's retry hint counts: a floor under the backoff (default) or the wait itself, within the policy's bounds. */
   readonly serverHints?: 'at-least' | 'exact';
+  /**
+   * The ceiling on a server's retry hint, ms: a longer hint is cut to it.
+   * @defaultValue the greater of the policy's `bounds.max` and 120 000 ({@link defaultHintCeiling})
+   */
+  readonly maxRetryAfter?: number;
 }
 
 /** The inputs of a transition besides state and event: the rules, and the time on the scheduler's clock. */
@@ -133,6 +139,7 @@ export function initialState<C>(now: number): MachineState<C> {
     timerAt: undefined,
     paused: false,
     credit: FULL_CREDIT,
+    graceCredit: false,
   };
 }
 
@@ -183,13 +190,9 @@ function enter<C>(
     timerAt: m.timerAt,
     paused: m.paused,
     credit: m.credit,
+    graceCredit: m.graceCredit,
   };
   return Object.assign(next, patch);
-}
-
-/** The least wait a server asked for with a valid {@link RetryAfterError} (bounded), or 0. */
-function serverDelay(error: unknown): number {
-  return retryAfterDelayOf(error) ?? 0;
 }
 
 function spacingOf(env: MachineEnv): AttemptSpacing {
@@ -201,32 +204,63 @@ function nextStartFloor(m: MachineState<unknown>, env: MachineEnv): number {
   return earliestStart(m.credit, spacingOf(env));
 }
 
-function serverNote(error: unknown, hints: MachineEnv['serverHints']): string {
-  const delay = retryAfterDelayOf(error);
-  if (delay === undefined) return '';
+/** The ceiling on a server's hint: `maxRetryAfter`, or the policy's default. */
+function ceilingOf(env: MachineEnv): number {
+  return env.maxRetryAfter ?? defaultHintCeiling(env.backoff);
+}
+
+/** The server's hint on a failure (a valid {@link RetryAfterError}), cut to the ceiling; undefined if none. */
+function hintOf(error: unknown, env: MachineEnv): BoundedHint | undefined {
+  const hint = boundHint(retryAfterDelayOf(error), ceilingOf(env));
+  // A hint of 0 asks for nothing, unless it is the wait itself ('exact': as soon as the bounds allow).
+  return hint?.delay === 0 && env.serverHints !== 'exact' ? undefined : hint;
+}
+
+function serverNote(hint: BoundedHint | undefined, hints: MachineEnv['serverHints']): string {
+  if (hint === undefined) return '';
   return hints === 'exact'
-    ? ` (the server asked for ${String(delay)} ms; honoured within the policy's bounds)`
-    : ` (the server asked for at least ${String(delay)} ms)`;
+    ? ` (${describeHint(hint)}; honoured within the policy's bounds)`
+    : ` (${describeHint(hint)})`;
 }
 
 /**
- * With `serverHints: 'exact'`, when the next attempt starts after a server's retry hint: now + the
- * hint clamped into the policy's [initial wait, cap], so that a server can neither make the client
- * dial faster than its first wait nor hold it past its cap. Otherwise undefined.
+ * When the next attempt starts after a failure at `env.now` whose own backoff allows it at `backoffAt`:
+ * then, or later as the server's hint asks. The one hint rule (`hintedDelay`): a floor under the
+ * backoff, cut to `maxRetryAfter`, spread upwards so clients told the same wait do not return in
+ * lockstep. With `serverHints: 'exact'` the hint is the wait itself, clamped into the policy's
+ * [first wait, cap] (and the ceiling), so a server can neither make the client dial faster than its
+ * first wait nor hold it past its cap. The floor on attempt starts applies in both.
  */
-function exactHintAt(m: MachineState<unknown>, error: unknown, env: MachineEnv): number | undefined {
-  const delay = env.serverHints === 'exact' ? retryAfterDelayOf(error) : undefined;
-  if (delay === undefined) return undefined;
-  const max = env.backoff.bounds?.max ?? MAX_DELAY_MS;
-  let min = env.backoff.bounds?.min ?? 0;
-  if (env.backoff.bounds === undefined) {
-    try {
-      min = clampDelay(env.backoff.first(env.random).delay);
-    } catch {
-      min = 0; // the next attempt's own call to the policy reports the error
+function hintedAt(
+  m: MachineState<unknown>,
+  hint: BoundedHint | undefined,
+  backoffAt: number,
+  env: MachineEnv,
+): number | BackoffStepFailure {
+  if (hint === undefined) return backoffAt;
+  const { now } = env;
+  if (env.serverHints === 'exact') {
+    let min = env.backoff.bounds?.min;
+    if (min === undefined) {
+      const first = stepBackoff(env.backoff, undefined, env.random);
+      if (!first.ok) return { failed: first.error };
+      min = first.delay;
     }
+    const ceiling = ceilingOf(env);
+    const max = Math.max(min, Math.min(env.backoff.bounds?.max ?? ceiling, ceiling));
+    return Math.max(now + Math.min(Math.max(hint.delay, min), max), nextStartFloor(m, env));
   }
-  return Math.max(env.now + Math.min(Math.max(delay, min), Math.max(min, max)), nextStartFloor(m, env));
+  return Math.max(backoffAt, now + hintedDelay(hint.delay, Math.max(0, backoffAt - now), ceilingOf(env), env.random));
+}
+
+/** A policy that failed while a hint was being applied (only the 'exact' mode asks the policy). */
+interface BackoffStepFailure {
+  readonly failed: Error;
+}
+
+function policyFailed<C>(m: MachineState<C>, env: MachineEnv, error: Error, extra: Effect[]): Transition<C> {
+  const shut = shutdownWith(m, env, 'policy-error', error, error.message);
+  return { state: shut.state, effects: [...extra, ...shut.effects], detail: shut.detail };
 }
 
 function timerEffects(m: MachineState<unknown>): Effect[] {
@@ -266,14 +300,9 @@ function shutdownWith<C>(
 
 /** Starts the next attempt: draws the backoff that will follow it and arms the cut timer. */
 function startAttempt<C>(m: MachineState<C>, env: MachineEnv, detail: string): Transition<C> {
-  let backoff: Backoff;
-  let delay: number;
-  try {
-    backoff = m.backoff === undefined ? env.backoff.first(env.random) : m.backoff.next(env.random);
-    delay = clampDelay(backoff.delay);
-  } catch (error) {
-    return shutdownWith(m, env, 'policy-error', error, `backoff policy failed: ${describeSafely(error)}`);
-  }
+  const step = stepBackoff(env.backoff, m.backoff, env.random);
+  if (!step.ok) return policyFailed(m, env, step.error, []);
+  const { backoff, delay } = step;
   const attempt = m.backoff === undefined ? 1 : m.snapshot.attempt + 1;
   const credit = spendStart(m.credit, env.now, spacingOf(env));
   // The floor on attempt starts: the next attempt waits for the backoff and for the start credit.
@@ -319,9 +348,12 @@ function attemptFailed<C>(
   if (m.paused) return park(m, env, error, extra, `${detail}; attempts paused until resume()`);
   // A connector with a backoff per address says when one is due; the manager's own backoff stands aside,
   // but not the floor on attempt starts.
-  const nextAttemptAt = isConnectorBackoffError(error)
+  const hint = isConnectorBackoffError(error) ? undefined : hintOf(error, env);
+  const at = isConnectorBackoffError(error)
     ? Math.max(env.now + error.delay, nextStartFloor(m, env))
-    : (exactHintAt(m, error, env) ?? Math.max(env.now, m.deadline, env.now + serverDelay(error)));
+    : hintedAt(m, hint, Math.max(env.now, m.deadline), env);
+  if (typeof at !== 'number') return policyFailed(m, env, at.failed, extra);
+  const nextAttemptAt = at;
   const state = enter(
     m,
     { timerAt: nextAttemptAt },
@@ -337,7 +369,7 @@ function attemptFailed<C>(
   return new Described(
     state,
     [...extra, { type: 'set-timer', at: nextAttemptAt }],
-    () => `${detail}; next attempt in ${String(nextAttemptAt - now)} ms${serverNote(error, serverHints)}`,
+    () => `${detail}; next attempt in ${String(nextAttemptAt - now)} ms${serverNote(hint, serverHints)}`,
   );
 }
 
@@ -354,7 +386,8 @@ function giveUp<C>(
 ): Transition<C> | undefined {
   let final: unknown;
   if (isPermanentError(error)) final = error;
-  else if (counted && m.snapshot.attempt > (env.maxRetries ?? Infinity)) {
+  // A backoff reset (undefined backoff) starts a new cycle: the attempt in flight is its first.
+  else if (counted && (m.backoff === undefined ? 1 : m.snapshot.attempt) > (env.maxRetries ?? Infinity)) {
     const retries = String(env.maxRetries);
     final = new PermanentError(`redialer: gave up after ${retries} retries (option "maxRetries")`, { cause: error });
   }
@@ -381,7 +414,11 @@ function park<C>(m: MachineState<C>, env: MachineEnv, error: unknown, extra: Eff
 
 /**
  * A READY connection ended (lost, or closed by `idle()`). If it stayed up for minUptime, the backoff
- * resets; otherwise it counts as a failed attempt and the backoff keeps growing.
+ * resets; otherwise it counts as a failed attempt and the backoff keeps growing. A graceful end by
+ * the server (GOAWAY NO_ERROR: a restart, an age rotation) before minUptime resets it only with the
+ * grace credit, which a connection that lived minUptime earns and such a reset spends: a real restart
+ * after a lived connection is forgiven once, a server that ends every connection gracefully at once
+ * gets the schedule of one that refuses.
  */
 function connectionEnded<C>(
   m: MachineState<C>,
@@ -392,30 +429,38 @@ function connectionEnded<C>(
   detail: string,
 ): Transition<C> {
   const uptime = env.now - m.snapshot.since;
-  // A connection the server ended gracefully (GOAWAY NO_ERROR…) is no failure of the server.
-  const graceful = isGracefulEnd(error);
-  const stable = uptime >= env.minUptime || graceful;
+  const lived = uptime >= env.minUptime;
+  const graceful = !lived && isGracefulEnd(error);
+  const forgiven = graceful && m.graceCredit;
+  const stable = lived || forgiven;
   const reconnects = !goIdle && env.autoReconnect;
   const final = giveUp(m, env, error, extra, reconnects && !stable);
   if (final !== undefined) return final;
-  let nextAttemptAt = Math.max(env.now, m.deadline);
+  let backoffAt = Math.max(env.now, m.deadline);
   if (stable) {
     // Even after a reset, never start sooner than one fresh first wait after the last attempt began.
-    try {
-      const first = clampDelay(env.backoff.first(env.random).delay);
-      nextAttemptAt = Math.max(env.now, m.attemptStartedAt + first, nextStartFloor(m, env));
-    } catch (policyError) {
-      return shutdownWith(m, env, 'policy-error', policyError, `backoff policy failed: ${describeSafely(policyError)}`);
-    }
+    const first = stepBackoff(env.backoff, undefined, env.random);
+    if (!first.ok) return policyFailed(m, env, first.error, extra);
+    backoffAt = Math.max(env.now, m.attemptStartedAt + first.delay, nextStartFloor(m, env));
   }
-  const exactAt = exactHintAt(m, error, env);
-  nextAttemptAt = exactAt ?? Math.max(nextAttemptAt, env.now + serverDelay(error));
-  const patch: Partial<MachineState<C>> = stable ? { backoff: undefined } : {};
+  const hint = hintOf(error, env);
+  const at = hintedAt(m, hint, backoffAt, env);
+  if (typeof at !== 'number') return policyFailed(m, env, at.failed, extra);
+  let nextAttemptAt = at;
+  const graceCredit = lived || (m.graceCredit && !forgiven);
+  const patch: Partial<MachineState<C>> = stable ? { backoff: undefined, graceCredit } : { graceCredit };
   const attempt = stable ? 0 : m.snapshot.attempt;
   const { now, minUptime, serverHints } = env;
   const why = (): string => {
-    const reset = graceful && uptime < minUptime ? 'ended gracefully by the server: backoff reset' : 'backoff reset';
-    return `${detail} after ${String(uptime)} ms (${stable ? reset : `under minUptime ${String(minUptime)} ms: counts as a failure`})`;
+    const under = `under minUptime ${String(minUptime)} ms`;
+    const outcome = forgiven
+      ? 'ended gracefully by the server: backoff reset, grace credit spent'
+      : lived
+        ? 'backoff reset'
+        : graceful
+          ? `ended gracefully by the server ${under}, no grace credit: counts as a failure`
+          : `${under}: counts as a failure`;
+    return `${detail} after ${String(uptime)} ms (${outcome})`;
   };
   if (!reconnects) {
     const state = enter(
@@ -433,7 +478,7 @@ function connectionEnded<C>(
       extra,
       `${why()}; attempts paused until resume()`,
     );
-  const spread = exactAt === undefined ? (env.reconnectSpread ?? 0) : 0;
+  const spread = hint !== undefined && serverHints === 'exact' ? 0 : (env.reconnectSpread ?? 0);
   if (spread > 0) nextAttemptAt = Math.max(nextAttemptAt, env.now + uniform(env.random, 0, spread));
   const state = enter(
     m,
@@ -449,7 +494,7 @@ function connectionEnded<C>(
   return new Described(
     state,
     [...extra, { type: 'set-timer', at: nextAttemptAt }],
-    () => `${why()}; next attempt in ${String(nextAttemptAt - now)} ms${serverNote(error, serverHints)}`,
+    () => `${why()}; next attempt in ${String(nextAttemptAt - now)} ms${serverNote(hint, serverHints)}`,
   );
 }
 

@@ -6,6 +6,7 @@ import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { type AttemptSpacing, resolveAttemptSpacing } from './backoff/attempt-spacing.js';
 import { type BackoffPolicy, MAX_DELAY_MS, type RandomSource } from './backoff/backoff.js';
 import { grpcBackoff } from './backoff/grpc-backoff.js';
+import { defaultHintCeiling } from './backoff/server-hint.js';
 import type { MachineRules } from './connection-machine.js';
 import type { Connector } from './connector.js';
 import type { ConnectivityState } from './connectivity-state.js';
@@ -81,6 +82,14 @@ export interface ConnectionManagerOptions<C> {
    * @defaultValue 'at-least'
    */
   readonly serverHints?: 'at-least' | 'exact';
+  /**
+   * The ceiling on a server's retry hint (a `RetryAfterError`, a WebSocket 1012/1013 close reason, a
+   * GOAWAY's `retry-after`), ms: a longer hint is cut to it, and the trace says so. A hint is a floor
+   * under the backoff, never a replacement, so this bounds how long any server can hold the client.
+   * @defaultValue the greater of the backoff policy's longest wait (`bounds.max`: 144 000 for the
+   * default `grpcBackoff()`) and 120 000
+   */
+  readonly maxRetryAfter?: number;
   /** The clock and timers. @defaultValue `asyncScheduler` (or an unref'd timer scheduler when `unref`) */
   readonly scheduler?: SchedulerLike;
   /** The random source for jitter, returning numbers in [0, 1]. @defaultValue `Math.random` */
@@ -138,11 +147,31 @@ function isPolicy(value: unknown): value is BackoffPolicy {
   return typeof value === 'object' && value !== null && typeof (value as BackoffPolicy).first === 'function';
 }
 
-/** An options object recently resolved, and its own enumerable entries when it was. */
+/**
+ * An options object's own enumerable entries, one level deep: a nested plain object (such as
+ * `attemptSpacing`) is recorded by its entries too, so that changing one of its fields is seen.
+ */
+type Entries = readonly (readonly [key: string, value: unknown, nested: Entries | undefined])[];
+
+/** An options object recently resolved, and its entries when it was. */
 interface Recent {
   readonly options: WeakRef<object>;
-  readonly entries: readonly (readonly [string, unknown])[];
+  readonly entries: Entries;
   readonly resolved: ResolvedOptions<unknown>;
+}
+
+function isPlainObject(value: unknown): value is object {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+function entriesOf(options: object, depth = 1): Entries {
+  return Object.entries(options).map(([key, value]) => [
+    key,
+    value,
+    depth > 0 && isPlainObject(value) ? entriesOf(value, depth - 1) : undefined,
+  ]);
 }
 
 /**
@@ -160,13 +189,14 @@ const forget = new FinalizationRegistry<Recent>((entry) => {
   if (at >= 0) recent.splice(at, 1);
 });
 
-function unchanged(options: object, entries: Recent['entries']): boolean {
+function unchanged(options: object, entries: Entries): boolean {
   const now = Object.entries(options);
   if (now.length !== entries.length) return false;
   for (let i = 0; i < now.length; i++) {
     const [key, value] = now[i] ?? [];
-    const [oldKey, oldValue] = entries[i] ?? [];
+    const [oldKey, oldValue, nested] = entries[i] ?? [];
     if (key !== oldKey || !Object.is(value, oldValue)) return false;
+    if (nested !== undefined && !unchanged(value as object, nested)) return false;
   }
   return true;
 }
@@ -184,7 +214,7 @@ export function resolveOptionsShared<C>(options: ConnectionManagerOptions<C>): R
     }
   }
   const resolved = resolveOptions(options);
-  const entry: Recent = { options: new WeakRef(options), entries: Object.entries(options), resolved };
+  const entry: Recent = { options: new WeakRef(options), entries: entriesOf(options), resolved };
   recent.unshift(entry);
   forget.register(options, entry, entry);
   const evicted = recent.length > RECENT ? recent.pop() : undefined;
@@ -239,6 +269,10 @@ export function resolveOptions<C>(options: ConnectionManagerOptions<C>): Resolve
       max: MAX_DELAY_MS,
     }),
     serverHints: optionalChoice('serverHints', raw['serverHints'], SERVER_HINT_MODES, CONNECTION_DEFAULTS.serverHints),
+    maxRetryAfter: optionalNumber('maxRetryAfter', raw['maxRetryAfter'], defaultHintCeiling(backoff), {
+      min: 0,
+      max: MAX_DELAY_MS,
+    }),
     scheduler,
     random: optionalFunction('random', raw['random'], Math.random),
     trace: optionalFunction('trace', raw['trace']),

@@ -366,12 +366,14 @@ describe('server-directed waits (RetryAfterError)', () => {
     h.manager.connect();
     h.clock.advanceBy(100);
     h.fake.last?.fail(retryAfter(new Error('503'), 30_000));
-    expect(h.manager.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 30_100 });
+    // The hint, spread upwards by up to 20 % so that clients told the same wait do not return together
+    // (random 0.5: +10 %).
+    expect(h.manager.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 33_100 });
     expect(isRetryAfterError(h.manager.snapshot.lastError)).toBe(true);
-    h.clock.advanceTo(30_099);
+    h.clock.advanceTo(33_099);
     expect(h.starts).toHaveLength(1);
-    h.clock.advanceTo(30_100);
-    expect(h.starts).toEqual([0, 30_100]);
+    h.clock.advanceTo(33_100);
+    expect(h.starts).toEqual([0, 33_100]);
     h.manager.shutdown();
   });
 
@@ -389,7 +391,8 @@ describe('server-directed waits (RetryAfterError)', () => {
     h.fake.last?.establish('c');
     h.clock.advanceBy(60_000);
     h.fake.last?.fail(retryAfter(new Error('1012 service restart'), 5000));
-    expect(h.manager.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 0, nextAttemptAt: 65_000 });
+    // 5000 ms from now, spread upwards by up to 20 % (random 0.5: +10 %).
+    expect(h.manager.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 0, nextAttemptAt: 65_500 });
     h.manager.resetBackoff(); // "Retry now" still wins
     expect(h.manager.snapshot.state).toBe('CONNECTING');
     h.manager.shutdown();

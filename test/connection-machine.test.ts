@@ -8,6 +8,7 @@ import {
   TRANSITIONS,
   constantBackoff,
   isAllowedTransition,
+  isBackoffPolicyError,
   isGracefulEnd,
   isPermanentError,
   markGracefulEnd,
@@ -257,6 +258,44 @@ describe('terminal conditions', () => {
     expect(state.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'policy-error' });
   });
 
+  it.each([
+    [
+      'throws',
+      (): unknown => {
+        throw new Error('bad policy');
+      },
+      /the backoff policy threw: Error: bad policy/,
+    ],
+    ['returns NaN', (): unknown => NaN, /returned NaN as a delay/],
+    ['returns Infinity', (): unknown => Infinity, /returned Infinity as a delay/],
+    ['returns a string', (): unknown => '100', /returned the string "100" as a delay/],
+    ['returns no delay', (): unknown => undefined, /returned undefined as a delay/],
+  ] as const)(
+    'a policy whose step %s stops with a BackoffPolicyError, on the first step and on a later one',
+    (_label, delayOf, message) => {
+      const policy = (throwAt: number) => {
+        const stepAt = (n: number): { readonly delay: number; next(): unknown } => ({
+          get delay() {
+            return (n >= throwAt ? delayOf() : 1000) as number;
+          },
+          next: () => stepAt(n + 1),
+        });
+        return { first: () => stepAt(1) } as unknown as MachineEnv['backoff'];
+      };
+      const first = step(initialState(0), { type: 'connect' }, 0, { backoff: policy(1) }).state;
+      expect(first.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'policy-error' });
+      expect(isBackoffPolicyError(first.snapshot.lastError)).toBe(true);
+      expect((first.snapshot.lastError as Error).message).toMatch(message);
+      // A later step: the attempt fails, its wait is due, and the next step is broken: no attempt starts.
+      const over = { backoff: policy(2) };
+      const connecting = step(initialState(0), { type: 'connect' }, 0, over).state;
+      const waiting = step(connecting, { type: 'ended', attemptId: 1, error: new Error('x'), clean: false }, 5, over);
+      const due = step(waiting.state, { type: 'timer', at: 1000 }, 1000, over);
+      expect(due.state.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'policy-error' });
+      expect(due.effects.some((e) => e.type === 'start-attempt')).toBe(false);
+    },
+  );
+
   it('clamps an infinite custom delay to the largest timer', () => {
     const { state } = step(initialState(0), { type: 'connect' }, 0, { backoff: constantBackoff(Infinity) });
     expect(state.deadline).toBe(2 ** 31 - 1);
@@ -362,6 +401,22 @@ describe('maxRetries', () => {
     expect((error.cause as Error).message).toBe('refused 3');
   });
 
+  it('resetBackoff() starts a new cycle wherever it comes: the attempt in flight is its first', () => {
+    const limit = { maxRetries: 2 };
+    let m = step(initialState<string>(0), { type: 'connect' }, 0, limit).state;
+    for (let now = 10; m.snapshot.attempt < 3; now += 10_000) {
+      m = fail(m, now, limit).state;
+      m = step(m, { type: 'timer', at: m.timerAt ?? 0 }, m.timerAt ?? 0, limit).state;
+    }
+    expect(m.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 3 }); // the last retry, in flight
+    m = step(m, { type: 'reset-backoff' }, 30_000, limit).state;
+    const failed = fail(m, 30_010, limit).state;
+    // As in TRANSIENT_FAILURE, the reset gave two more retries: the failure is retried, as attempt 1.
+    expect(failed.snapshot.state).toBe('TRANSIENT_FAILURE');
+    const next = step(failed, { type: 'timer', at: failed.timerAt ?? 0 }, failed.timerAt ?? 0, limit).state;
+    expect(next.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 1 });
+  });
+
   it('maxRetries 0: the first failure is the last', () => {
     const m = step(initialState<string>(0), { type: 'connect' }, 0, { maxRetries: 0 }).state;
     expect(fail(m, 10, { maxRetries: 0 }).state.snapshot).toMatchObject({
@@ -380,28 +435,68 @@ describe('maxRetries', () => {
   });
 });
 
-describe('a connection the server ended gracefully', () => {
+describe('a connection the server ended gracefully (the grace credit)', () => {
   const end = (m: M, now: number, error: unknown) =>
     step(m, { type: 'ended', attemptId: m.attemptId, error, clean: false }, now);
+  const goaway = () => markGracefulEnd(new Error('GOAWAY NO_ERROR'));
+  /** The state after the attempt of `m` reached READY at `now`. */
+  const established = (m: M, now: number) =>
+    step(m, { type: 'established', attemptId: m.attemptId, connection: 'c' }, now).state;
+  /** From TRANSIENT_FAILURE or a fresh manager: the next attempt, started when its timer fires. */
+  const next = (m: M) => {
+    if (m.snapshot.state === 'IDLE') return { m: step(m, { type: 'connect' }, 0).state, at: 0 };
+    const at = m.timerAt ?? 0;
+    return { m: step(m, { type: 'timer', at }, at).state, at };
+  };
 
-  it('resets the backoff even before minUptime, where any other loss counts as a failure', () => {
+  it('without credit (a new manager), a graceful end before minUptime counts as a failure', () => {
     const ready = inState('READY'); // attempt 1, READY since 10; minUptime 5000
-    const lost = end(ready, 100, new Error('connection reset'));
-    expect(lost.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 1 });
-    const drained = end(ready, 100, markGracefulEnd(new Error('GOAWAY NO_ERROR')));
-    expect(drained.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 0 });
-    expect(drained.state.backoff).toBeUndefined();
-    expect(drained.detail).toMatch(/ended gracefully by the server: backoff reset/);
+    expect(ready.graceCredit).toBe(false);
+    const drained = end(ready, 100, goaway());
+    expect(drained.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 1, nextAttemptAt: 1000 });
+    expect(drained.state.backoff).toBe(ready.backoff);
+    expect(drained.detail).toMatch(/ended gracefully by the server under minUptime 5000 ms, no grace credit/);
   });
 
-  it('still waits one initial backoff after the last attempt began (no tight loop)', () => {
-    const ready = inState('READY');
-    const drained = end(ready, 100, markGracefulEnd(new Error('GOAWAY NO_ERROR')));
+  it('a connection that lived minUptime earns the credit; the next young graceful end spends it on a reset', () => {
+    const first = end(established(inState('CONNECTING'), 10), 6000, new Error('connection reset')).state;
+    expect(first.graceCredit).toBe(true); // lived 5990 ms, ended abruptly: the backoff reset and the credit earned
+    const young = established(next(first).m, 7000);
+    const restarted = end(young, 8000, goaway());
+    expect(restarted.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 0 });
+    expect(restarted.state.backoff).toBeUndefined();
+    expect(restarted.state.graceCredit).toBe(false);
+    expect(restarted.detail).toMatch(/ended gracefully by the server: backoff reset, grace credit spent/);
+    // Spent: the next young graceful end counts as a failure.
+    const again = end(established(next(restarted.state).m, 9100), 9200, goaway());
+    expect(again.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 1 });
+    expect(again.detail).toMatch(/no grace credit: counts as a failure/);
+  });
+
+  it('a server that ends every connection gracefully at once meets the schedule of one that refuses', () => {
+    const starts = (fail: (m: M, at: number) => M): number[] => {
+      const seen: number[] = [];
+      let m: M = initialState<string>(0);
+      for (let i = 0; i < 8; i++) {
+        const started = next(m);
+        seen.push(started.at);
+        m = fail(started.m, started.at);
+      }
+      return seen;
+    };
+    const refused = starts((m, at) => end(m, at + 1, new Error('ECONNREFUSED')).state);
+    const flapping = starts((m, at) => end(established(m, at + 1), at + 2, goaway()).state);
+    expect(flapping).toEqual(refused);
+    expect(refused.slice(0, 4)).toEqual([0, 1000, 2600, 5160]); // random 0.5: the nominal starts
+  });
+
+  it('after a reset, still waits one initial backoff after the last attempt began (no tight loop)', () => {
+    const lived = end(established(inState('CONNECTING'), 10), 6000, new Error('x')).state;
+    const young = next(lived);
+    const drained = end(established(young.m, young.at + 1), young.at + 2, goaway());
     const snapshot = drained.state.snapshot;
-    expect(snapshot.state === 'TRANSIENT_FAILURE' && snapshot.nextAttemptAt).toBeGreaterThanOrEqual(
-      ready.attemptStartedAt + 1000,
-    );
-    expect(isGracefulEnd(markGracefulEnd(new Error('x')))).toBe(true);
+    expect(snapshot.state === 'TRANSIENT_FAILURE' && snapshot.nextAttemptAt).toBe(young.at + 1000);
+    expect(isGracefulEnd(goaway())).toBe(true);
     expect(isGracefulEnd(new Error('x'))).toBe(false);
   });
 });

@@ -152,6 +152,24 @@ describe('one options object for a fleet', () => {
     for (const m of [first, second, third]) m.shutdown();
   });
 
+  it('a change inside a nested option (attemptSpacing.burst) applies to the next manager too', () => {
+    const clock = createVirtualClock();
+    const fake = createFakeConnector();
+    const spacing = { burst: 1, interval: 3000 };
+    const options = { connector: fake.connector, scheduler: clock.scheduler, attemptSpacing: spacing };
+    const first = new ConnectionManager(options);
+    spacing.burst = 5;
+    const second = new ConnectionManager(options);
+    const waits = [first, second].map((m) => {
+      m.connect();
+      fake.last?.fail();
+      return m.snapshot.state === 'TRANSIENT_FAILURE' && m.snapshot.nextAttemptAt;
+    });
+    // The first waits for the floor (one start per 3 s); the second, with a burst of 5, for its 1 s backoff.
+    expect(waits).toEqual([3000, 1000]);
+    for (const m of [first, second]) m.shutdown();
+  });
+
   it('fleets from several options objects taking turns each keep their own settings, and an added option applies', () => {
     const clock = createVirtualClock();
     const fake = createFakeConnector();

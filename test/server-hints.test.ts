@@ -30,7 +30,7 @@ describe('serverHints on a failed attempt', () => {
   it.each([
     // mode, hint, → wait from the failure
     ['at-least', 2000, 16_777.216],
-    ['at-least', 30_000, 30_000],
+    ['at-least', 30_000, 33_000], // the hint, spread upwards by up to 20 % (random 0.5: +10 %)
     ['exact', 2000, 2000],
     ['exact', 30_000, 30_000],
     ['exact', 10, 1000], // never faster than the policy's first wait
@@ -68,7 +68,7 @@ describe('serverHints on a lost connection (drain: 1012 with a hint)', () => {
   };
 
   it.each([
-    ['at-least', 0, 37_000],
+    ['at-least', 0, 44_400], // the hint spread upwards by up to 20 % (random 1: +20 %)
     ['exact', 0, 37_000],
     ['at-least', 60_000, 60_000], // the later of the hint and the client's own spread
     // exact: the server's spread replaces the client's own reconnect spread.
@@ -93,5 +93,71 @@ describe('serverHints on a lost connection (drain: 1012 with a hint)', () => {
           serverHints: 'always' as never,
         }),
     ).toThrow(/option "serverHints" must be one of/);
+  });
+});
+
+describe('the ceiling on server hints (maxRetryAfter)', () => {
+  const lost = (hint: unknown, over: Partial<MachineEnv> = {}) => {
+    const { m, at } = connectingAfter(1, over);
+    // A hand-made value with the brand (another copy of redialer) carries the hint unchecked.
+    const error = Object.assign(retryAfter(new Error('503'), 0), { delay: hint });
+    const t = transition(m, { type: 'ended', attemptId: m.attemptId, error, clean: false }, env(at, over));
+    return { wait: (t.state.snapshot as { nextAttemptAt: number }).nextAttemptAt - at, detail: t.detail, m, at };
+  };
+
+  it.each([
+    ['1e30', 1e30, 144_000],
+    ['2^31 - 1', 2 ** 31 - 1, 144_000],
+    ['Infinity', Infinity, 144_000],
+  ])(
+    'a hint of %s ms is cut to the default ceiling, the policy’s longest wait (144 s), and the trace says so',
+    (_label, hint, wait) => {
+      // random 0: no spread (at the ceiling the spread goes downwards, within [0.8, 1] of it).
+      const { wait: got, detail } = lost(hint, { random: () => 0 });
+      expect(got).toBe(wait);
+      expect(detail).toMatch(/cut to maxRetryAfter \(144000 ms\)/);
+    },
+  );
+
+  it.each([
+    ['0', 0],
+    ['negative', -5000],
+    ['NaN', NaN],
+    ['a string', '30000'],
+    ['undefined', undefined],
+  ])('a hint of %s asks for nothing: the backoff alone decides', (_label, hint) => {
+    const { wait, detail, m, at } = lost(hint);
+    expect(wait).toBe(m.deadline - at);
+    expect(detail).not.toMatch(/asked/);
+  });
+
+  it('the ceiling is an option, tied by default to the policy’s cap but never under 120 s', () => {
+    expect(lost(1e9, { maxRetryAfter: 10_000, random: () => 0 }).wait).toBe(10_000);
+    expect(lost(1e9, { backoff: constantBackoff(500), random: () => 0 }).wait).toBe(120_000);
+    const long = grpcBackoff({ maxBackoff: 600_000 });
+    expect(lost(1e9, { backoff: long, random: () => 0 }).wait).toBe(720_000);
+    // 'exact' honours a hint within the policy's bounds and the ceiling.
+    expect(lost(1e9, { serverHints: 'exact', maxRetryAfter: 50_000 }).wait).toBe(50_000);
+  });
+
+  it.each([
+    [-1, /option "maxRetryAfter" must be/],
+    [NaN, /option "maxRetryAfter" must be.*NaN/],
+    [2 ** 31, /option "maxRetryAfter" must be/],
+    ['60s', /option "maxRetryAfter" must be/],
+  ])('rejects maxRetryAfter %s by name', (value, message) => {
+    expect(
+      () =>
+        new ConnectionManager({
+          connector: () => {
+            throw new Error('unused');
+          },
+          maxRetryAfter: value as number,
+        }),
+    ).toThrow(message);
+  });
+
+  it('a manager with the default policy holds no client past 144 s on a hint of 1e30 ms', () => {
+    expect(lost(1e30).wait).toBeLessThanOrEqual(144_000);
   });
 });

@@ -19,6 +19,7 @@ import { stepBackoff } from './backoff/backoff-step.js';
 import { type BoundedHint, boundHint, defaultHintCeiling, describeHint, hintedDelay } from './backoff/server-hint.js';
 import type { ConnectionSnapshot, ShutdownReason } from './connection-snapshot.js';
 import { type ConnectivityState, isAllowedTransition } from './connectivity-state.js';
+import { isBackoffPolicyError } from './errors/backoff-policy-error.js';
 import { ConnectTimeoutError } from './errors/connect-timeout-error.js';
 import { ConnectionClosedError } from './errors/connection-closed-error.js';
 import { isConnectorBackoffError } from './errors/connector-backoff-error.js';
@@ -384,6 +385,8 @@ function giveUp<C>(
   extra: Effect[],
   counted = true,
 ): Transition<C> | undefined {
+  // A connector's own backoff policy failed (happyEyeballs): the manager stops as for its own.
+  if (isBackoffPolicyError(error)) return policyFailed(m, env, error, extra);
   let final: unknown;
   if (isPermanentError(error)) final = error;
   // A backoff reset (undefined backoff) starts a new cycle: the attempt in flight is its first.

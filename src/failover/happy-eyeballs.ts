@@ -7,12 +7,14 @@
 import { asyncScheduler, BehaviorSubject, Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import type { Backoff, BackoffPolicy, RandomSource } from '../backoff/backoff.js';
 import { MAX_DELAY_MS } from '../backoff/backoff.js';
+import { stepBackoff } from '../backoff/backoff-step.js';
 import { grpcBackoff } from '../backoff/grpc-backoff.js';
+import { boundHint, defaultHintCeiling, hintedDelay } from '../backoff/server-hint.js';
 import type { AttemptContext, Connector } from '../connector.js';
 import { toConnectorObservable } from '../connector-observable.js';
 import { ConnectTimeoutError } from '../errors/connect-timeout-error.js';
 import { isPermanentError, permanent } from '../errors/permanent-error.js';
-import { isRetryAfterError } from '../errors/retry-after-error.js';
+import { retryAfterDelayOf } from '../errors/retry-after-error.js';
 import { ShutdownError } from '../errors/shutdown-error.js';
 import { scheduleTimerAt } from '../timing/schedule-timer.js';
 import { checkOptionsObject, describeValue, optionalFunction, optionalNumber, optionalScheduler } from '../validate.js';
@@ -37,6 +39,11 @@ export interface HappyEyeballsOptions {
   readonly scheduler?: SchedulerLike | undefined;
   /** The random source for the backoff's jitter. @defaultValue `Math.random` */
   readonly random?: RandomSource | undefined;
+  /**
+   * The ceiling on a server's retry hint for one address (a `RetryAfterError`), ms; pass the
+   * manager's if you set one there. @defaultValue the greater of the policy's longest wait and 120 000
+   */
+  readonly maxRetryAfter?: number | undefined;
 }
 
 /** What one address is doing, for UIs. */
@@ -145,6 +152,10 @@ export function happyEyeballs<C>(
   }
   const scheduler = optionalScheduler('scheduler', raw['scheduler'], asyncScheduler);
   const random = optionalFunction<RandomSource>('random', raw['random'], Math.random);
+  const maxRetryAfter = optionalNumber('maxRetryAfter', raw['maxRetryAfter'], defaultHintCeiling(policy), {
+    min: 0,
+    max: MAX_DELAY_MS,
+  });
   const addresses = connectors.map((entry, index) => toAddress<C>(entry, index));
   const subject = new BehaviorSubject<readonly AddressSnapshot[]>(addresses.map((a) => a.snapshot));
 
@@ -154,8 +165,9 @@ export function happyEyeballs<C>(
   };
 
   /**
-   * Records a failed attempt that started at `startedAt`: the address's backoff moves one step.
-   * Returns the policy's error if the backoff policy failed (threw or gave no number).
+   * Records a failed attempt that started at `startedAt`: the address's backoff moves one step, its
+   * wait measured from that start, and a server's hint (cut to `maxRetryAfter`) can only lengthen it.
+   * Returns the policy's error if the backoff policy failed (threw or gave no finite number).
    */
   const failed = (address: Address<C>, error: unknown, startedAt: number): unknown => {
     const now = scheduler.now();
@@ -168,22 +180,15 @@ export function happyEyeballs<C>(
       });
       return undefined;
     }
-    let backoff: Backoff;
-    let delay: unknown;
-    try {
-      backoff = address.backoff === undefined ? policy.first(random) : address.backoff.next(random);
-      delay = backoff.delay;
-    } catch (policyError) {
-      return policyError;
-    }
-    if (typeof delay !== 'number' || Number.isNaN(delay)) {
-      return new RangeError(
-        `redialer: the backoff policy returned ${describeValue(delay)} as a delay; expected a number of milliseconds`,
-      );
-    }
-    address.backoff = backoff;
-    const hint = isRetryAfterError(error) ? now + error.delay : -Infinity;
-    const nextAttemptAt = Math.max(startedAt + Math.min(MAX_DELAY_MS, Math.max(0, delay)), hint);
+    const step = stepBackoff(policy, address.backoff, random);
+    if (!step.ok) return step.error;
+    address.backoff = step.backoff;
+    const backoffAt = Math.max(now, startedAt + step.delay);
+    const hint = boundHint(retryAfterDelayOf(error), maxRetryAfter);
+    const nextAttemptAt =
+      hint === undefined || hint.delay === 0
+        ? backoffAt
+        : Math.max(backoffAt, now + hintedDelay(hint.delay, backoffAt - now, maxRetryAfter, random));
     update(address, { state: 'backing-off', failures: address.snapshot.failures + 1, nextAttemptAt, lastError: error });
     return undefined;
   };
@@ -318,7 +323,7 @@ export function happyEyeballs<C>(
         }
         const policyError = failed(address, error, flight.startedAt);
         if (policyError !== undefined) {
-          finish(permanent(policyError));
+          finish(policyError); // a BackoffPolicyError: the manager shuts down with reason policy-error
           return;
         }
         step(true);

@@ -7,6 +7,7 @@ import {
   type ConnectionSnapshot,
   happyEyeballs,
   isAllAddressesFailedError,
+  isBackoffPolicyError,
   isPermanentError,
   PermanentError,
   retryAfter,
@@ -248,5 +249,76 @@ describe('happyEyeballs on virtual time', () => {
     expect(() => happyEyeballs([c.connector], { attemptDelay: Number.NaN })).toThrow(/"attemptDelay"/);
     expect(() => happyEyeballs([42 as never])).toThrow(/address 0/);
     expect(() => happyEyeballs([c.connector], { backoff: {} as never })).toThrow(/"backoff"/);
+  });
+});
+
+describe('happyEyeballs follows the one backoff step and hint rule', () => {
+  it('a policy that breaks on a later step stops the manager with policy-error, never a 0 ms retry', () => {
+    const clock = createVirtualClock();
+    const fakes = [createFakeConnector(), createFakeConnector()];
+    let steps = 0;
+    const breaking = {
+      first: () => ({
+        get delay() {
+          steps += 1;
+          return steps > 2 ? NaN : 1000;
+        },
+        next() {
+          return this;
+        },
+      }),
+    };
+    const connector = happyEyeballs(
+      fakes.map((f) => f.connector),
+      { scheduler: clock.scheduler, backoff: breaking },
+    );
+    const manager = new ConnectionManager({ connector, scheduler: clock.scheduler, random: () => 0.5 });
+    manager.connect();
+    fakes[0]?.last?.fail(new Error('refused'));
+    fakes[1]?.last?.fail(new Error('refused'));
+    clock.advanceBy(1000);
+    fakes[0]?.last?.fail(new Error('refused')); // its next step is NaN
+    expect(manager.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'policy-error' });
+    expect(isBackoffPolicyError(manager.snapshot.lastError)).toBe(true);
+    const attempts = fakes.map(starts);
+    clock.advanceBy(60_000);
+    expect(fakes.map(starts)).toEqual(attempts);
+    expect(fakes.reduce((n, f) => n + f.inFlight(), 0)).toBe(0);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('an address told to wait 1e30 ms waits at most the ceiling, and measures its backoff from its start', () => {
+    const clock = createVirtualClock();
+    const fake = createFakeConnector();
+    const connector = happyEyeballs([{ label: 'only', connector: fake.connector }], {
+      scheduler: clock.scheduler,
+      random: () => 0,
+    });
+    const snapshots: number[] = [];
+    connector.addresses$.subscribe((a) => snapshots.push(a[0]?.nextAttemptAt ?? NaN));
+    const manager = new ConnectionManager({ connector, scheduler: clock.scheduler, random: () => 0 });
+    manager.connect();
+    clock.advanceBy(300);
+    fake.last?.fail(Object.assign(retryAfter(new Error('503'), 0), { delay: 1e30 }));
+    expect(snapshots.at(-1)).toBe(300 + 144_000);
+    manager.shutdown();
+    // A slow failure eats into its own wait: 1 s from the start, not from the failure.
+    const clock2 = createVirtualClock();
+    const fake2 = createFakeConnector();
+    const he = happyEyeballs([{ label: 'only', connector: fake2.connector }], { scheduler: clock2.scheduler });
+    const at: number[] = [];
+    he.addresses$.subscribe((a) => at.push(a[0]?.nextAttemptAt ?? NaN));
+    const m2 = new ConnectionManager({ connector: he, scheduler: clock2.scheduler });
+    m2.connect();
+    clock2.advanceBy(400);
+    fake2.last?.fail(new Error('refused'));
+    expect(at.at(-1)).toBe(1000);
+    m2.shutdown();
+  });
+
+  it('rejects a bad maxRetryAfter by name', () => {
+    expect(() => happyEyeballs([() => undefined as never], { maxRetryAfter: -1 })).toThrow(
+      /option "maxRetryAfter" must be/,
+    );
   });
 });

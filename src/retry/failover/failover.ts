@@ -15,6 +15,8 @@ import {
   spendStart,
 } from '../../backoff/attempt-spacing.js';
 import { MAX_DELAY_MS } from '../../backoff/backoff.js';
+import { stepBackoff } from '../../backoff/backoff-step.js';
+import { boundHint, hintedDelay } from '../../backoff/server-hint.js';
 import { exponentialBackoff } from '../../backoff/exponential-backoff.js';
 import { scheduleTimer, scheduleTimerAt } from '../../timing/schedule-timer.js';
 import {
@@ -97,6 +99,11 @@ export interface FailoverOptions {
   readonly order?: 'priority' | 'round-robin' | 'weighted';
   /** The window over which `weighted` judges recent health. @defaultValue 60000 */
   readonly healthWindow?: number;
+  /**
+   * The ceiling on a server's hint for one provider (Retry-After, gRPC pushback; a pushback that asks
+   * not to retry at all counts as this long), ms. @defaultValue 60000, as for `retry()`
+   */
+  readonly maxRetryAfter?: number;
   /** Permanent failures stop the call at once; transient ones move on. @defaultValue `classify` */
   readonly classify?: Classifier;
   /** Receives attempt, success, give-up and permanent events (a {@link RetryMetrics} counts them). */
@@ -175,6 +182,11 @@ function hintDelay(error: unknown, now: number): number {
   return hint.pushback.kind === 'wait' ? hint.pushback.delay : MAX_DELAY_MS;
 }
 
+/** Milliseconds for a message: whole numbers, as timers see them. */
+function ms(value: number): string {
+  return String(Math.round(value));
+}
+
 function describeError(error: unknown): string {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
@@ -237,6 +249,7 @@ export function failover<A, T>(
     hedgeDelay === Infinity ? 1 : optionalNumber('maxCopies', raw['maxCopies'], 2, { min: 1, max: 10, integer: true });
   const order = optionalChoice('order', raw['order'], ['priority', 'round-robin', 'weighted'] as const, 'priority');
   const healthWindow = optionalNumber('healthWindow', raw['healthWindow'], 60_000, { min: 1 });
+  const maxRetryAfter = optionalNumber('maxRetryAfter', raw['maxRetryAfter'], 60_000, { min: 0, max: MAX_DELAY_MS });
   const classify = optionalFunction<Classifier>('classify', raw['classify'], defaultClassify);
   const metrics = raw['metrics'] as RetryEventSink | undefined;
   if (metrics !== undefined && typeof (metrics as { record?: unknown }).record !== 'function') {
@@ -454,7 +467,7 @@ export function failover<A, T>(
         if ([...flights].some((f) => f.state === state)) return 'in flight';
         const breakerState = state.breaker?.snapshot;
         if (breakerState?.state === 'open') return `circuit open until +${String(breakerState.until - t)} ms`;
-        if (state.nextEligibleAt > t) return `backing off until +${String(state.nextEligibleAt - t)} ms`;
+        if (state.nextEligibleAt > t) return `backing off until +${ms(state.nextEligibleAt - t)} ms`;
         if ((tries.get(state) ?? 0) > 0 && state.spec.budget !== undefined && !state.spec.budget.canRetry())
           return 'retry budget exhausted';
         return undefined;
@@ -638,22 +651,33 @@ export function failover<A, T>(
         state.spec.budget?.onTransientFailure();
         state.health.add('failure');
         state.failures += 1;
-        let delay: number;
-        try {
-          state.backoff = state.backoff === undefined ? state.policy.first(random) : state.backoff.next(random);
-          const d: unknown = state.backoff.delay;
-          delay = typeof d === 'number' && !Number.isNaN(d) ? Math.min(MAX_DELAY_MS, Math.max(0, d)) : 0;
-        } catch {
-          delay = 0;
+        const step = stepBackoff(state.policy, state.backoff, random);
+        if (!step.ok) {
+          // A broken policy is a programming error: the call stops with it, never a 0 ms retry.
+          note(state, kind, `${describeError(error)}; ${step.error.message}`, step.error);
+          publish();
+          cleanup(new Error(`the backoff policy of ${state.spec.name} failed`), false);
+          reject(step.error);
+          return;
         }
-        const hint = hintDelay(error, t);
-        state.nextEligibleAt = Math.max(t + delay, t + hint);
-        const after = `${String(t - begun)} ms`;
-        const hintNote = hint > 0 ? `, the server asked for ${String(hint)} ms` : '';
+        state.backoff = step.backoff;
+        // The wait is measured from the attempt's start: a slow failure eats into it.
+        const backoffAt = Math.max(t, begun + step.delay);
+        const asked = hintDelay(error, t);
+        const hint = asked > 0 ? boundHint(asked, maxRetryAfter) : undefined;
+        state.nextEligibleAt =
+          hint === undefined
+            ? backoffAt
+            : Math.max(backoffAt, t + hintedDelay(hint.delay, backoffAt - t, maxRetryAfter, random));
+        const after = `${ms(t - begun)} ms`;
+        const hintNote =
+          hint === undefined
+            ? ''
+            : `, the server asked for ${ms(hint.asked)} ms${hint.cut ? ` (cut to maxRetryAfter, ${ms(hint.delay)} ms)` : ''}`;
         note(
           state,
           kind,
-          `${describeError(error)} after ${after}; ${verdict.reason}${hintNote}; next not before +${String(state.nextEligibleAt - t)} ms`,
+          `${describeError(error)} after ${after}; ${verdict.reason}${hintNote}; next not before +${ms(state.nextEligibleAt - t)} ms`,
           error,
         );
         publish();

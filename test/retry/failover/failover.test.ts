@@ -10,7 +10,7 @@ import {
   RetryMetrics,
 } from '../../../src/retry/index.js';
 import { createVirtualClock, type VirtualClock } from '../../../src/testing/index.js';
-import { DEFAULT_ATTEMPT_SPACING, maxStartsIn } from '../../../src/index.js';
+import { DEFAULT_ATTEMPT_SPACING, constantBackoff, isBackoffPolicyError, maxStartsIn } from '../../../src/index.js';
 
 const refused = (): Error => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
 const httpError = (status: number, headers: Record<string, string> = {}): Error =>
@@ -350,5 +350,77 @@ describe('failover hedging property (fast-check, virtual time)', () => {
       ),
       { numRuns: 100 },
     );
+  });
+});
+
+describe('failover() follows the one backoff step and hint rule', () => {
+  const latest = (send: { providers$: { subscribe(fn: (p: readonly ProviderSnapshot[]) => void): unknown } }) => {
+    let seen: readonly ProviderSnapshot[] = [];
+    send.providers$.subscribe((p) => (seen = p));
+    return () => seen;
+  };
+
+  it('measures a provider’s wait from its attempt’s start: a slow failure eats into it', async () => {
+    const clock = createVirtualClock();
+    const a = provider(clock, 'a', 400, refused, { backoff: constantBackoff(1000) });
+    const send = failover([a.spec], { scheduler: clock.scheduler, random: () => 0.5 });
+    const providers = latest(send);
+    const call = send('x').catch((e: unknown) => e);
+    await clock.advanceByAsync(400);
+    await call;
+    expect(providers()[0]?.nextEligibleAt).toBe(1000); // started at 0: 1000 ms from the start, not 1400
+  });
+
+  it.each([
+    [
+      'throws',
+      (): unknown => {
+        throw new Error('bad policy');
+      },
+    ],
+    ['returns NaN', (): unknown => NaN],
+    ['returns Infinity', (): unknown => Infinity],
+    ['returns a string', (): unknown => '5'],
+  ])('a policy that %s rejects the call with a BackoffPolicyError: no 0 ms retry', async (_label, delayOf) => {
+    const clock = createVirtualClock();
+    const broken = {
+      first: () => ({
+        get delay() {
+          return delayOf() as number;
+        },
+        next() {
+          return this;
+        },
+      }),
+    };
+    const a = provider(clock, 'a', 10, refused, { backoff: broken });
+    const b = provider(clock, 'b', 10, refused);
+    const send = failover([a.spec, b.spec], { scheduler: clock.scheduler, maxAttempts: 10 });
+    const call = send('x').catch((e: unknown) => e);
+    await clock.advanceByAsync(10);
+    const error = await call;
+    expect(isBackoffPolicyError(error)).toBe(true);
+    expect([a.calls.length, b.calls.length]).toEqual([1, 0]);
+    await clock.advanceByAsync(60_000);
+    expect([a.calls.length, b.calls.length]).toEqual([1, 0]);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('a hint of 1e30 ms (or a pushback that says stop) is cut to maxRetryAfter', async () => {
+    const clock = createVirtualClock();
+    const huge = `1${'0'.repeat(30)}`; // Retry-After in seconds: 1e30 s
+    const a = provider(clock, 'a', 0, () => httpError(503, { 'retry-after': huge }));
+    const b = provider(clock, 'b', 0, () =>
+      Object.assign(new Error('UNAVAILABLE'), { code: 14, metadata: { 'grpc-retry-pushback-ms': '-1' } }),
+    );
+    const send = failover([a.spec, b.spec], { scheduler: clock.scheduler, random: () => 0, maxRetryAfter: 20_000 });
+    const providers = latest(send);
+    const { error } = await run(clock, send('x'));
+    expect(isFailoverError(error)).toBe(true);
+    // `run` steps the clock 10 ms at a time: a failed at 10, b at 20; each waits the ceiling from then.
+    expect(providers().map((p) => p.nextEligibleAt)).toEqual([20_010, 20_020]);
+    expect((error as Error).message).toMatch(/the server asked for \d+ ms \(cut to maxRetryAfter, 20000 ms\)/);
+    expect(() => failover([a.spec], { maxRetryAfter: -1 })).toThrow(/option "maxRetryAfter" must be/);
+    send.dispose();
   });
 });

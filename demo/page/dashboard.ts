@@ -15,15 +15,8 @@ import {
   type StormServerHints,
 } from '../../src/simulator/index.js';
 import { ReconnectingWebSocket, type WebSocketSnapshot } from '../../src/websocket/index.js';
-import {
-  formatElapsed,
-  plural,
-  type ClientStatus,
-  type FaultName,
-  type PageMessage,
-  type ServerMessage,
-  type TimelineEntry,
-} from '../live-protocol.js';
+import { plural, type ClientStatus, type FaultName, type PageMessage, type ServerMessage } from '../live-protocol.js';
+import { DashboardLog } from './dashboard-log.js';
 
 type BadgeId = 'page' | ClientStatus['id'];
 
@@ -66,12 +59,8 @@ const COLORS: Record<ConnectivityState, string> = {
 };
 
 const badges = new Map<BadgeId, Badge>();
-const entries: (TimelineEntry | { at: number; client: 'page'; state: ConnectivityState; detail: string })[] = [];
+const log = new DashboardLog({ now: Date.now });
 const history: Record<BadgeId, HistoryEntry[]> = { page: [], grpc: [], websocket: [], failover: [] };
-/** Server clock minus this page's clock. */
-let offset = 0;
-/** When the demo started, on this page's clock (the log counts from it, as the terminal does). */
-let startedAt: number | null = null;
 let pageAttempts = 0;
 
 function element(id: string): HTMLElement {
@@ -105,7 +94,7 @@ function announce(badge: Badge): void {
   const wait =
     badge.nextAttemptAt === null
       ? ''
-      : `, next attempt in ${String(Math.max(0, Math.round((badge.nextAttemptAt - Date.now()) / 1000)))} s`;
+      : `, next attempt in ${String(Math.max(0, Math.round((badge.nextAttemptAt - log.now()) / 1000)))} s`;
   element('announce').textContent = `${badge.label}: ${SPOKEN[badge.state]}${wait}`;
 }
 
@@ -141,54 +130,42 @@ socket.state$.subscribe((s: WebSocketSnapshot) => {
     resets: null,
     fault: null,
   });
-  entries.push({
-    at: s.since,
-    client: 'page',
-    state: s.state,
-    detail:
-      s.state === 'TRANSIENT_FAILURE'
-        ? `attempt ${String(s.attempt)} ended (${error ?? 'closed'})`
-        : `attempt ${String(s.attempt)}`,
-  });
+  log.page(
+    s.since,
+    s.state,
+    s.state === 'TRANSIENT_FAILURE'
+      ? `attempt ${String(s.attempt)} ended (${error ?? 'closed'})`
+      : `attempt ${String(s.attempt)}`,
+  );
   renderLog();
 });
 
 function local(serverTime: number | null): number | null {
-  return serverTime === null ? null : serverTime - offset;
+  return serverTime === null ? null : log.local(serverTime);
 }
 
 function fromServer(c: ClientStatus): Badge {
-  return { ...c, since: c.since - offset, nextAttemptAt: local(c.nextAttemptAt), timeoutAt: local(c.timeoutAt) };
+  return { ...c, since: log.local(c.since), nextAttemptAt: local(c.nextAttemptAt), timeoutAt: local(c.timeoutAt) };
 }
 
 socket.onmessage = (event) => {
   const message = JSON.parse(String(event.data)) as ServerMessage;
+  log.receive(message);
   switch (message.type) {
     case 'hello':
-      offset = message.now - Date.now();
-      startedAt = message.startedAt - offset;
       element('settings').textContent =
         `Demo settings that differ from gRPC's defaults: ${message.differences.join('; ')}.`;
       for (const c of message.clients) {
         history[c.id] = message.timeline
           .filter((e) => e.client === c.id)
-          .map((e) => ({ at: e.at - offset, state: e.state, attempt: 0, nextAttemptAt: null }));
+          .map((e) => ({ at: log.local(e.at), state: e.state, attempt: 0, nextAttemptAt: null }));
         setBadge(fromServer(c));
       }
-      entries.splice(
-        0,
-        entries.length,
-        ...entries.filter((e) => e.client === 'page'),
-        ...message.timeline.map((e) => ({ ...e, at: e.at - offset })),
-      );
-      entries.sort((a, b) => a.at - b.at);
       renderPhase(message.phase);
       renderLog();
       break;
     case 'status':
-      offset = message.now - Date.now();
       setBadge(fromServer(message.client));
-      if (message.entry !== null) entries.push({ ...message.entry, at: message.entry.at - offset });
       renderLog();
       break;
     case 'phase':
@@ -267,7 +244,7 @@ function renderBadge(b: Badge): void {
     badge.textContent = b.state;
   }
   root.dataset['state'] = b.state;
-  set('.countdown', countdownText(b, Date.now()));
+  set('.countdown', countdownText(b, log.now()));
   set(
     '.meta',
     `attempt ${String(b.attempt)} since the last reset · ${plural(b.attempts, 'attempt')} in all` +
@@ -279,18 +256,8 @@ function renderBadge(b: Badge): void {
     button.setAttribute('aria-pressed', String(button.dataset['fault'] === b.fault));
 }
 
-/** Seconds since the demo started, as the terminal prints them (the page's clock until the first hello). */
-function clock(ms: number): string {
-  return formatElapsed(ms - (startedAt ?? entries[0]?.at ?? ms));
-}
-
 function renderLog(): void {
-  const log = element('log');
-  log.textContent = entries
-    .slice(-40)
-    .reverse()
-    .map((e) => `${clock(e.at)}  ${e.client.padEnd(9)}  ${e.state.padEnd(17)}  ${e.detail}`)
-    .join('\n');
+  element('log').textContent = log.lines(40).join('\n');
 }
 
 function renderTimeline(now: number): void {
@@ -326,7 +293,7 @@ function renderTimeline(now: number): void {
 
 let frame = 0;
 setInterval(() => {
-  const now = Date.now();
+  const now = log.now();
   for (const b of badges.values()) {
     const target = card(b.id).querySelector('.countdown');
     if (target !== null) target.textContent = countdownText(b, now);

@@ -19,6 +19,8 @@ export interface DashboardOptions {
   /** The folder holding the page's bundled script, `dashboard.js`. */
   readonly assetsDir: string;
   readonly rig: DemoRig;
+  /** When the demo started, on the demo's clock (`Date.now()`, the managers' clock); the page counts from it. */
+  readonly startedAt: number;
   /** The first message each page gets: everything so far. */
   readonly hello: () => ServerMessage;
 }
@@ -80,7 +82,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     if (path === '/' || path === '/index.html') {
       response
         .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
-        .end(dashboardHtml());
+        .end(dashboardHtml({ startedAt: options.startedAt, servedAt: Date.now() }));
     } else if (path === '/dashboard.js') {
       script ??= readFile(join(options.assetsDir, 'dashboard.js'));
       script.then(

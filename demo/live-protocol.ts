@@ -1,6 +1,7 @@
 /**
  * What the demo server and the dashboard page say to each other over the page's WebSocket (JSON).
- * Times are epoch milliseconds (the managers run on the default scheduler, whose clock is `Date.now()`).
+ * Times are epoch milliseconds on the demo's clock (the managers run on the default scheduler, whose
+ * clock is `Date.now()`); the page reads everything on that clock too (see demo/page/dashboard-log.ts).
  */
 import type { ConnectivityState } from '../src/index.js';
 
@@ -76,9 +77,14 @@ export type PageMessage =
   | { readonly type: 'retry'; readonly client: ClientId }
   | { readonly type: 'fault'; readonly client: ClientId; readonly fault: FaultName };
 
-/** Elapsed time as the terminal and the dashboard's log show it: "  3.25 s". */
+/**
+ * Elapsed time as the terminal and the dashboard's log show it: "  3.25 s". Rounded to hundredths
+ * first, so that a time a hair below zero reads "0.00 s", never "-0.00 s"; a real negative (a clock
+ * bug) still shows its sign.
+ */
 export function formatElapsed(ms: number): string {
-  return `${(ms / 1000).toFixed(2).padStart(6)} s`;
+  const hundredths = Math.round(ms / 10);
+  return `${((hundredths === 0 ? 0 : hundredths) / 100).toFixed(2).padStart(6)} s`;
 }
 
 /** "1 attempt", "2 attempts". */

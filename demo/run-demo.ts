@@ -112,7 +112,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
       .sort((a, b) => a.at - b.at),
     phase,
   });
-  const dashboard = await startDashboard({ port: options.port, assetsDir: options.assetsDir, rig: running, hello });
+  const dashboard = await startDashboard({
+    port: options.port,
+    assetsDir: options.assetsDir,
+    rig: running,
+    startedAt,
+    hello,
+  });
   parts.dashboard = dashboard;
   out.write(
     `Dashboard: ${dashboard.url}${options.serve ? '' : '  (add --serve to keep it running after the story)'}\n\n`,

@@ -1,7 +1,16 @@
-/** The dashboard page: plain HTML and CSS; `dashboard.js` (bundled) fills it in. */
-export function dashboardHtml(): string {
+/** When the demo started and when it serves the page, on the demo's clock (ms). */
+export interface PageClock {
+  readonly startedAt: number;
+  readonly servedAt: number;
+}
+
+/**
+ * The dashboard page: plain HTML and CSS; `dashboard.js` (bundled) fills it in. The page carries the
+ * demo's clock as it was served, so the page can stamp its own transitions on it (demo/page/dashboard-log.ts).
+ */
+export function dashboardHtml(clock: PageClock): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="en" data-started-at="${String(clock.startedAt)}" data-served-at="${String(clock.servedAt)}">
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>redialer demo</title>

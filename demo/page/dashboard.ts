@@ -3,6 +3,7 @@
  * "Retry now", the timeline, and the storm simulator. The page's own connection to the demo server
  * is a redialer ReconnectingWebSocket on the browser's WebSocket, shown as a badge like the others.
  */
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { ConnectivityState } from '../../src/index.js';
 import { exponentialBackoff, grpcBackoff, type BackoffPolicy, type JitterKind } from '../../src/index.js';
 import {
@@ -16,11 +17,11 @@ import {
 } from '../../src/simulator/index.js';
 import { ReconnectingWebSocket, type WebSocketSnapshot } from '../../src/websocket/index.js';
 import { plural, type ClientStatus, type FaultName, type PageMessage, type ServerMessage } from '../live-protocol.js';
-import { DashboardLog } from './dashboard-log.js';
+import { DashboardLog, type ServedAt } from './dashboard-log.js';
 
 type BadgeId = 'page' | ClientStatus['id'];
 
-/** A badge's data on this page's clock. */
+/** A badge's data, its times on the demo's clock (see dashboard-log.ts). */
 interface Badge {
   readonly id: BadgeId;
   readonly label: string;
@@ -59,7 +60,23 @@ const COLORS: Record<ConnectivityState, string> = {
 };
 
 const badges = new Map<BadgeId, Badge>();
-const log = new DashboardLog({ now: Date.now });
+
+/** The demo's clock as it served this page (the HTML carries it), paired with this page's steady clock. */
+function servedAt(): ServedAt {
+  const data = document.documentElement.dataset;
+  const startedAt = Number(data['startedAt']);
+  const at = Number(data['servedAt']);
+  if (!Number.isFinite(startedAt) || !Number.isFinite(at))
+    throw new Error("dashboard: the page lacks the demo's clock (data-started-at, data-served-at)");
+  // When the response began to arrive; where the browser does not say, now (later: still after it was served).
+  const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
+  const arrivedAt =
+    navigation !== undefined && navigation.responseStart > 0 ? navigation.responseStart : performance.now();
+  return { startedAt, at, arrivedAt };
+}
+const served = servedAt();
+/** Every time on this page is on the demo's clock, read through the log. */
+const log = new DashboardLog({ now: () => performance.now(), served });
 const history: Record<BadgeId, HistoryEntry[]> = { page: [], grpc: [], websocket: [], failover: [] };
 let pageAttempts = 0;
 
@@ -75,10 +92,17 @@ function describe(error: unknown): string | null {
   return typeof error === 'string' ? error : JSON.stringify(error);
 }
 
+/** The browser's timers, with the time read on the demo's clock: the page's badge counts down on it too. */
+const scheduler: SchedulerLike = {
+  now: () => log.now(),
+  schedule: asyncScheduler.schedule.bind(asyncScheduler),
+};
+
 // The page's own connection: gRPC's defaults but a 10 s cap and a 5 s connect timeout.
 const socket = new ReconnectingWebSocket(`ws://${location.host}/live`, [], {
   maxReconnectionDelay: 10_000,
   connectionTimeout: 5000,
+  scheduler,
 });
 
 const SPOKEN: Record<ConnectivityState, string> = {
@@ -140,16 +164,13 @@ socket.state$.subscribe((s: WebSocketSnapshot) => {
   renderLog();
 });
 
-function local(serverTime: number | null): number | null {
-  return serverTime === null ? null : log.local(serverTime);
-}
-
-function fromServer(c: ClientStatus): Badge {
-  return { ...c, since: log.local(c.since), nextAttemptAt: local(c.nextAttemptAt), timeoutAt: local(c.timeoutAt) };
-}
-
 socket.onmessage = (event) => {
   const message = JSON.parse(String(event.data)) as ServerMessage;
+  // Another run of the demo (restarted while this page stayed open) has another start: load it afresh.
+  if (message.type === 'hello' && message.startedAt !== served.startedAt) {
+    location.reload();
+    return;
+  }
   log.receive(message);
   switch (message.type) {
     case 'hello':
@@ -158,14 +179,14 @@ socket.onmessage = (event) => {
       for (const c of message.clients) {
         history[c.id] = message.timeline
           .filter((e) => e.client === c.id)
-          .map((e) => ({ at: log.local(e.at), state: e.state, attempt: 0, nextAttemptAt: null }));
-        setBadge(fromServer(c));
+          .map((e) => ({ at: e.at, state: e.state, attempt: 0, nextAttemptAt: null }));
+        setBadge(c);
       }
       renderPhase(message.phase);
       renderLog();
       break;
     case 'status':
-      setBadge(fromServer(message.client));
+      setBadge(message.client);
       renderLog();
       break;
     case 'phase':

@@ -1,7 +1,12 @@
-/** The demo's pure parts: the page's message parser, the timeline cells, line fitting, the settings note, the summary. */
+/**
+ * The demo's pure parts: the page's message parser, the dashboard's log and its clock, the timeline
+ * cells, line fitting, the settings note, the summary.
+ */
 import { describe, expect, it } from 'vitest';
 import { ClientTrack } from '../../demo/client-track.js';
 import { parsePageMessage } from '../../demo/dashboard-server.js';
+import { formatElapsed, type ServerMessage, type TimelineEntry } from '../../demo/live-protocol.js';
+import { DashboardLog } from '../../demo/page/dashboard-log.js';
 import { FAST_SCENARIO, FULL_SCENARIO, GRPC_DEFAULTS, differencesFromGrpc } from '../../demo/scenario.js';
 import { summarize } from '../../demo/summary.js';
 import { type DemoView, colorWanted, fit, lineView, liveView, timelineCells } from '../../demo/terminal-view.js';
@@ -26,6 +31,116 @@ describe('parsePageMessage', () => {
     '{"type":"shutdown","client":"grpc"}',
   ])('ignores %s', (text) => {
     expect(parsePageMessage(text)).toBeUndefined();
+  });
+});
+
+describe("the dashboard's log: one clock, the demo's", () => {
+  const START = 1_700_000_000_000;
+  const grpc = (at: number, state: TimelineEntry['state'], detail: string): TimelineEntry => ({
+    at: START + at,
+    client: 'grpc',
+    state,
+    detail,
+  });
+  const hello = (now: number, timeline: TimelineEntry[]): ServerMessage => ({
+    type: 'hello',
+    now: START + now,
+    startedAt: START,
+    settings: {},
+    differences: [],
+    clients: [],
+    timeline,
+    phase: null,
+  });
+  const status = (now: number, entry: TimelineEntry): ServerMessage => ({
+    type: 'status',
+    now: START + now,
+    client: new ClientTrack('grpc', 'gRPC', 'x').status,
+    entry,
+  });
+  /** The seconds of each line, oldest first. */
+  const seconds = (lines: string[]): number[] =>
+    lines.map((l) => Number(/^ *(-?\d+\.\d\d) s {2}/.exec(l)![1])).reverse();
+
+  /**
+   * A page served 300 ms after the demo started, whose own clock reads `skew` ms off the demo's,
+   * busy at load (the storm simulation on a slow machine): it handles the hello 1.55 s after the
+   * demo sent it, and a status about a transition that happened before its own READY only after it.
+   */
+  it.each([
+    ['the same as the demo', 0],
+    ['an hour ahead', 3_600_000],
+    ['an hour behind', -3_600_000],
+    ['counting from its own load (performance.now)', -START - 300],
+  ])('never shows a time before the start, or out of order, with the page clock %s', (_name, skew) => {
+    let real = START;
+    const pageClock = (): number => real + skew;
+    const at = (ms: number): void => {
+      real = START + ms;
+    };
+    at(302); // the page's first byte arrives; the demo stamped it when it served it, at 300
+    const log = new DashboardLog({
+      now: pageClock,
+      served: { startedAt: START, at: START + 300, arrivedAt: pageClock() },
+    });
+    at(400);
+    log.page(log.now(), 'CONNECTING', 'attempt 1');
+    // The demo sends the hello at 450 (what it knows then); the busy page handles it at 2000.
+    const history = [grpc(20, 'CONNECTING', 'attempt 1'), grpc(60, 'READY', 'attempt 1 connected')];
+    at(1990);
+    log.page(log.now(), 'READY', 'attempt 1');
+    at(2000);
+    log.receive(hello(450, history));
+    // grpc lost its connection at 1950, before the page's READY; the page hears of it at 2010.
+    at(2010);
+    log.receive(status(1950, grpc(1950, 'TRANSIENT_FAILURE', 'connection lost')));
+
+    const lines = log.lines();
+    expect(lines).toEqual([
+      '  1.99 s  page       READY              attempt 1',
+      '  1.95 s  grpc       TRANSIENT_FAILURE  connection lost',
+      '  0.40 s  page       CONNECTING         attempt 1',
+      '  0.06 s  grpc       READY              attempt 1 connected',
+      '  0.02 s  grpc       CONNECTING         attempt 1',
+    ]);
+    const times = seconds(lines);
+    expect(times.every((t) => t >= 0)).toBe(true);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+  });
+
+  it("counts from the demo's start before the first hello", () => {
+    let page = 5;
+    const log = new DashboardLog({ now: () => page, served: { startedAt: START, at: START + 1200, arrivedAt: 5 } });
+    page = 105;
+    log.page(log.now(), 'CONNECTING', 'attempt 1');
+    expect(log.lines()).toEqual(['  1.30 s  page       CONNECTING         attempt 1']);
+  });
+
+  it('never reads a time earlier than one the demo has sent, and never runs backwards', () => {
+    // A page clock that runs slow: after 10 s of the demo's, it has counted 9.9 s.
+    let real = 0;
+    const log = new DashboardLog({ now: () => real * 0.99, served: { startedAt: START, at: START, arrivedAt: 0 } });
+    real = 10_000;
+    expect(log.now()).toBe(START + 9900);
+    log.receive(status(10_000, grpc(10_000, 'READY', 'attempt 2 connected')));
+    expect(log.now()).toBe(START + 10_000);
+    log.page(log.now(), 'CONNECTING', 'attempt 2');
+    expect(seconds(log.lines())).toEqual([10, 10]);
+    real = 10_050;
+    expect(log.now()).toBeGreaterThanOrEqual(START + 10_000);
+  });
+});
+
+describe('formatElapsed', () => {
+  it.each([
+    [0, '  0.00 s'],
+    [20, '  0.02 s'],
+    [3254, '  3.25 s'],
+    [-0, '  0.00 s'],
+    [-4, '  0.00 s'],
+    [-20, ' -0.02 s'],
+  ])('%d ms reads %j (never "-0.00 s"; a real negative stays visible)', (ms, text) => {
+    expect(formatElapsed(ms)).toBe(text);
   });
 });
 

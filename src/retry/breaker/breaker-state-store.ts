@@ -10,7 +10,11 @@ export type SharedBreakerState =
   | { readonly state: 'closed' }
   | {
       readonly state: 'open';
-      /** When a probe may go through, in ms on the shared clock (the breakers' scheduler clock: `Date.now()` by default). */
+      /**
+       * When a probe may go through, in ms on the shared clock (the breakers' scheduler clock:
+       * `Date.now()` by default); Infinity while isolated, or after the break policy failed, until reset.
+       * A store that serializes it must keep Infinity (JSON turns it into null).
+       */
       readonly until: number;
       /** How many times the breaker has opened since it last closed (drives the break-duration backoff). */
       readonly opens: number;

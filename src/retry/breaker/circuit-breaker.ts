@@ -6,6 +6,7 @@
 import { asyncScheduler, BehaviorSubject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import type { Backoff, BackoffPolicy, RandomSource } from '../../backoff/backoff.js';
 import { MAX_DELAY_MS } from '../../backoff/backoff.js';
+import { stepBackoff } from '../../backoff/backoff-step.js';
 import { constantBackoff } from '../../backoff/constant-backoff.js';
 import { scheduleTimerAt } from '../../timing/schedule-timer.js';
 import { checkNumber, checkOptionsObject, describeValue, optionalFunction, optionalNumber } from '../../validate.js';
@@ -241,17 +242,13 @@ export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBrea
   const open = (lastError: unknown, publish: boolean): void => {
     const current = subject.value;
     const opens = current.opens + 1;
-    let delay: number = BREAKER_DEFAULTS.breakDuration;
-    try {
-      breakBackoff = breakBackoff === undefined ? breakPolicy.first(random) : breakBackoff.next(random);
-      const d: unknown = breakBackoff.delay;
-      delay = typeof d === 'number' && !Number.isNaN(d) ? Math.min(MAX_DELAY_MS, Math.max(0, d)) : delay;
-    } catch {
-      // A failing policy keeps the default break rather than leaving the breaker open for ever.
-    }
-    const until = now() + delay;
+    const step = stepBackoff(breakPolicy, breakBackoff, random);
+    // A broken policy is a programming error: the breaker stays open (no probe) until reset(), and
+    // says why in lastError, rather than guessing a break.
+    if (step.ok) breakBackoff = step.backoff;
+    const until = step.ok ? now() + step.delay : Infinity;
     counters?.opens.add(1, attributes);
-    set({ state: 'open', since: now(), until, opens, lastError });
+    set({ state: 'open', since: now(), until, opens, lastError: step.ok ? lastError : step.error });
     if (publish) store?.set({ state: 'open', until, opens });
   };
 
@@ -386,7 +383,9 @@ export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBrea
     },
     isolate() {
       isolated = true;
-      set({ state: 'open', since: now(), until: Infinity, opens: subject.value.opens + 1, lastError: undefined });
+      const opens = subject.value.opens + 1;
+      set({ state: 'open', since: now(), until: Infinity, opens, lastError: undefined });
+      store?.set({ state: 'open', until: Infinity, opens });
     },
     reset() {
       isolated = false;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exponentialBackoff } from '../../../src/index.js';
+import { exponentialBackoff, isBackoffPolicyError } from '../../../src/index.js';
 import {
   type BreakerPermit,
   type BreakerSnapshot,
@@ -283,4 +283,53 @@ describe('circuitBreaker properties (fast-check, virtual time)', () => {
       );
     },
   );
+});
+
+describe('circuitBreaker follows the one backoff step', () => {
+  it.each([
+    [
+      'throws',
+      (): unknown => {
+        throw new Error('bad policy');
+      },
+    ],
+    ['returns NaN', (): unknown => NaN],
+    ['returns Infinity', (): unknown => Infinity],
+  ])('a break policy that %s leaves the breaker open, with no probe, until reset()', (_label, delayOf) => {
+    const clock = createVirtualClock();
+    const broken = {
+      first: () => ({
+        get delay() {
+          return delayOf() as number;
+        },
+        next() {
+          return this;
+        },
+      }),
+    };
+    const breaker = circuitBreaker({ consecutiveFailures: 1, breakDuration: broken, scheduler: clock.scheduler });
+    fail(breaker.tryAcquire());
+    expect(breaker.snapshot).toMatchObject({ state: 'open', until: Infinity });
+    expect(isBackoffPolicyError((breaker.snapshot as { lastError?: unknown }).lastError)).toBe(true);
+    clock.advanceBy(3_600_000); // the old fallback was a 5 s break
+    expect(breaker.tryAcquire()).toBeUndefined();
+    expect(clock.pendingTimers()).toBe(0);
+    breaker.reset();
+    expect(breaker.snapshot.state).toBe('closed');
+    breaker.dispose();
+  });
+
+  it('isolate() is shared through the store, as reset() is', () => {
+    const clock = createVirtualClock();
+    const store = memoryBreakerStore();
+    const a = circuitBreaker({ name: 'mail', store, scheduler: clock.scheduler });
+    const b = circuitBreaker({ name: 'mail', store, scheduler: clock.scheduler });
+    a.isolate();
+    expect(b.snapshot).toMatchObject({ state: 'open', until: Infinity });
+    expect(b.tryAcquire()).toBeUndefined();
+    a.reset();
+    expect(b.snapshot.state).toBe('closed');
+    a.dispose();
+    b.dispose();
+  });
 });

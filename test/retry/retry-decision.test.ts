@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { constantBackoff, exponentialBackoff, MAX_DELAY_MS } from '../../src/index.js';
+import { constantBackoff, exponentialBackoff, isBackoffPolicyError, MAX_DELAY_MS } from '../../src/index.js';
 import { decideRetry, HttpResponseError, resolveRetryPolicy, type RetryPolicyOptions } from '../../src/retry/index.js';
 import { grpcError, systemError } from './support.js';
 
@@ -129,5 +129,41 @@ describe('properties: hostile server hints never produce a NaN, infinite, negati
         },
       ),
     );
+  });
+});
+
+describe('decideRetry(): the one backoff step and hint rule', () => {
+  it.each([
+    [
+      'throws',
+      (): unknown => {
+        throw new Error('bad policy');
+      },
+    ],
+    ['returns NaN', (): unknown => NaN],
+    ['returns Infinity', (): unknown => Infinity],
+    ['returns a string', (): unknown => '10'],
+  ])('a policy that %s stops the loop with a BackoffPolicyError, never a wait', (_label, delayOf) => {
+    const broken = {
+      first: () => ({
+        get delay() {
+          return delayOf() as number;
+        },
+        next() {
+          return this;
+        },
+      }),
+    };
+    const decision = decide(systemError('ECONNRESET'), { backoff: broken });
+    expect(decision.type).toBe('policy-error');
+    expect(decision.type === 'policy-error' && isBackoffPolicyError(decision.error)).toBe(true);
+  });
+
+  it('a Retry-After of 1e30 s is cut to maxRetryAfter, and the detail says so', () => {
+    const huge = new HttpResponseError({ status: 503, headers: { 'retry-after': `1${'0'.repeat(30)}` } });
+    expect(decide(huge, { random: () => 0 })).toMatchObject({ type: 'retry', delay: 60_000, source: 'retry-after' });
+    const beyond = decide(huge, {}, { deadline: 30_000 });
+    expect(beyond).toMatchObject({ type: 'give-up', reason: 'retry-after-beyond-deadline' });
+    expect(beyond.type === 'give-up' && beyond.detail).toMatch(/cut to maxRetryAfter/);
   });
 });

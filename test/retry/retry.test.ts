@@ -507,12 +507,14 @@ describe('retry(): nothing left behind', () => {
     expect(clock.pendingTimers()).toBe(0);
   });
 
-  it('a random source that breaks the backoff rejects with its RangeError, not silently', async () => {
+  it('a random source that breaks the backoff rejects with a BackoffPolicyError, not silently', async () => {
     const { clock, promise } = setup([reset(), 'ok'], { random: () => Number.NaN, backoff: exponentialBackoff() });
-    expect(rejection(await drive(clock, promise))).toMatchObject({
-      name: 'RangeError',
+    const error = rejection(await drive(clock, promise));
+    expect(error).toMatchObject({
+      name: 'BackoffPolicyError',
       message: expect.stringContaining('"random"') as unknown,
     });
+    expect((error as Error).cause).toMatchObject({ name: 'RangeError' });
     expect(clock.pendingTimers()).toBe(0);
   });
 });

@@ -30,6 +30,14 @@ export function handleFailure(error: unknown, state: RetryLoopState, policy: Res
     case 'permanent':
       emit(metrics, { type: 'permanent', attempt, reason: decision.classification.reason, error }, onUnhandledError);
       return { type: 'throw', error: markRetriesExhausted(error) };
+    case 'policy-error':
+      // A broken backoff policy ends the loop loudly: the call rejects with it (its cause: what the policy threw).
+      emit(
+        metrics,
+        { type: 'permanent', attempt, reason: decision.error.message, error: decision.error },
+        onUnhandledError,
+      );
+      return { type: 'throw', error: decision.error };
     case 'give-up':
       emit(metrics, { type: 'give-up', attempt, reason: decision.reason, error }, onUnhandledError);
       return { type: 'throw', error: new RetryError(decision.reason, attempt, error, decision.detail) };

@@ -6,7 +6,9 @@
  */
 import { FULL_CREDIT, type StartCredit, earliestStart } from '../../backoff/attempt-spacing.js';
 import { type Backoff, clampDelay } from '../../backoff/backoff.js';
-import { hintedDelay } from '../../backoff/server-hint.js';
+import { stepBackoff } from '../../backoff/backoff-step.js';
+import { boundHint, hintedDelay } from '../../backoff/server-hint.js';
+import type { BackoffPolicyError } from '../../errors/backoff-policy-error.js';
 import { readSafely } from '../../errors/read-safely.js';
 import { type Classification, grpcCodeOf } from '../classification/classify.js';
 import { type GrpcPushback, readGrpcPushback } from '../hints/grpc-pushback.js';
@@ -55,7 +57,9 @@ export type RetryDecision =
       readonly detail: string;
       readonly classification: Classification & { readonly kind: 'transient' };
     }
-  | { readonly type: 'permanent'; readonly classification: Classification & { readonly kind: 'permanent' } };
+  | { readonly type: 'permanent'; readonly classification: Classification & { readonly kind: 'permanent' } }
+  /** The backoff policy threw or gave no finite delay: the loop stops with `error`, never a 0 ms retry. */
+  | { readonly type: 'policy-error'; readonly error: BackoffPolicyError };
 
 /** Milliseconds for a message: whole numbers, as timers see them. */
 function ms(value: number): string {
@@ -123,16 +127,19 @@ export function decideRetry(
   if (left <= 0) return giveUp('deadline', `the deadline passed (${classification.reason})`);
   if (!env.budgetAllows) return giveUp('throttled', `the retry budget refused a retry (${classification.reason})`);
 
-  const step = state.backoff === undefined ? policy.backoff.first(policy.random) : state.backoff.next(policy.random);
-  let delay = clampDelay(step.delay);
+  const step = stepBackoff(policy.backoff, state.backoff, policy.random);
+  if (!step.ok) return { type: 'policy-error', error: step.error };
+  let delay = step.delay;
   let source: DelaySource = 'backoff';
   // After pushback the backoff starts afresh (gRFC A6); the step still bounds this wait from below.
-  const backoff = hint?.kind === 'pushback' ? undefined : step;
-  const asked =
-    hint?.kind === 'retry-after' ? hint.delay : hint?.pushback.kind === 'wait' ? hint.pushback.delay : undefined;
-  if (asked !== undefined) {
+  const backoff = hint?.kind === 'pushback' ? undefined : step.backoff;
+  const bounded = boundHint(
+    hint?.kind === 'retry-after' ? hint.delay : hint?.pushback.kind === 'wait' ? hint.pushback.delay : undefined,
+    policy.maxRetryAfter,
+  );
+  if (bounded !== undefined) {
     const header = hint?.kind === 'pushback' ? 'grpc-retry-pushback-ms' : 'Retry-After';
-    const capped = Math.min(clampDelay(asked), policy.maxRetryAfter);
+    const { asked, delay: capped } = bounded;
     if (capped >= left) {
       return giveUp(
         'retry-after-beyond-deadline',

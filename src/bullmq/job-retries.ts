@@ -34,7 +34,8 @@ import { type QueueRateLimiter, throttleQueue } from './throttle-queue.js';
 export const REDIALER_BACKOFF_TYPE = 'redialer';
 
 /** The part of a BullMQ job the retry rules read; `T` is the job's data. */
-export type JobLike<T = unknown> = Pick<MinimalJob<T>, 'id' | 'name' | 'data' | 'attemptsMade' | 'timestamp' | 'opts'>;
+export type JobLike<T = unknown> = Pick<MinimalJob<T>, 'id' | 'name' | 'data' | 'attemptsMade' | 'timestamp' | 'opts'> &
+  Partial<Pick<MinimalJob<T>, 'processedOn'>>;
 
 /** Options of {@link jobRetries} and {@link bullmqBackoff}; every time is in milliseconds. */
 export interface JobRetriesOptions<T = unknown> {
@@ -201,6 +202,7 @@ export function jobRetries<T = unknown>(options: JobRetriesOptions<T> = {}): Job
     attempt,
     maxAttempts: job?.opts.attempts ?? 1,
     createdAt: job?.timestamp ?? now(),
+    startedAt: job?.processedOn,
     idempotency: job === undefined ? 'idempotent' : typeof idempotency === 'function' ? idempotency(job) : idempotency,
     precondition: job === undefined ? false : typeof precondition === 'function' ? precondition(job) : precondition,
   });
@@ -275,6 +277,10 @@ export function jobRetries<T = unknown>(options: JobRetriesOptions<T> = {}): Job
       budgetAllows: budget?.canRetry() ?? true,
     });
     switch (decision.type) {
+      case 'policy-error':
+        // A broken backoff policy is not retried on: the job fails with the policy's error.
+        emit(metrics, { type: 'permanent', attempt, reason: decision.error.message, error: decision.error });
+        return failNow(decision.error, job);
       case 'permanent':
         emit(metrics, { type: 'permanent', attempt, reason: decision.classification.reason, error });
         return failNow(error, job);

@@ -7,7 +7,10 @@
  * @module
  */
 import { type Backoff, type BackoffPolicy, type RandomSource, clampDelay } from '../backoff/backoff.js';
-import { isRetryAfterError } from '../errors/retry-after-error.js';
+import { type BackoffStep, stepBackoff } from '../backoff/backoff-step.js';
+import { boundHint, hintedDelay } from '../backoff/server-hint.js';
+import type { BackoffPolicyError } from '../errors/backoff-policy-error.js';
+import { isRetryAfterError, retryAfterDelayOf } from '../errors/retry-after-error.js';
 import {
   type Classification,
   type Classifier,
@@ -44,6 +47,12 @@ export interface JobAttemptFacts {
   readonly createdAt: number;
   readonly idempotency: Idempotency;
   readonly precondition: boolean;
+  /**
+   * When the attempt that failed started (BullMQ's `job.processedOn`), epoch ms: the wait is measured
+   * from it, as every backoff in redialer is, so a slow failure eats into its own wait. Without it,
+   * from the failure.
+   */
+  readonly startedAt?: number | undefined;
 }
 
 /** The outcome of {@link decideJobRetry}. */
@@ -62,16 +71,28 @@ export type JobRetryDecision =
       readonly detail: string;
       readonly classification: Classification & { readonly kind: 'transient' };
     }
-  | { readonly type: 'permanent'; readonly classification: Classification & { readonly kind: 'permanent' } };
+  | { readonly type: 'permanent'; readonly classification: Classification & { readonly kind: 'permanent' } }
+  /** The backoff policy threw or gave no finite delay: the job is not retried; `error` says why. */
+  | { readonly type: 'policy-error'; readonly error: BackoffPolicyError };
 
 /** Backoff steps replayed at most; far beyond any useful attempt count, and bounded so a huge `attempts` stays cheap. */
 const MAX_REPLAYED_STEPS = 10_000;
 
-/** The n-th step (1-based) of `policy`: the wait after the n-th consecutive failure. */
-export function nthBackoff(policy: BackoffPolicy, n: number, random: RandomSource): Backoff {
-  let step = policy.first(random);
-  for (let i = 1; i < Math.min(n, MAX_REPLAYED_STEPS); i++) step = step.next(random);
+/** The n-th step (1-based) of `policy`, taken with `stepBackoff()`: a broken policy gives its error. */
+function nthStep(policy: BackoffPolicy, n: number, random: RandomSource): BackoffStep {
+  let step = stepBackoff(policy, undefined, random);
+  for (let i = 1; step.ok && i < Math.min(n, MAX_REPLAYED_STEPS); i++) step = stepBackoff(policy, step.backoff, random);
   return step;
+}
+
+/**
+ * The n-th step (1-based) of `policy`: the wait after the n-th consecutive failure. Throws the
+ * {@link BackoffPolicyError} of a policy that throws or gives no finite delay.
+ */
+export function nthBackoff(policy: BackoffPolicy, n: number, random: RandomSource): Backoff {
+  const step = nthStep(policy, n, random);
+  if (!step.ok) throw step.error;
+  return step.backoff;
 }
 
 /**
@@ -88,7 +109,8 @@ export function classifyJobError(error: unknown, classify: Classifier): Classifi
 }
 
 function hintOf(error: unknown, now: number): ReturnType<typeof serverHint> {
-  if (isRetryAfterError(error)) return { kind: 'retry-after', delay: error.delay };
+  const delay = retryAfterDelayOf(error);
+  if (delay !== undefined) return { kind: 'retry-after', delay };
   return serverHint(error, now);
 }
 
@@ -125,18 +147,23 @@ export function decideJobRetry(
   if (left <= 0) return giveUp('deadline', `the job's deadline passed (${classification.reason})`);
   if (!env.budgetAllows) return giveUp('throttled', `the retry budget refused a retry (${classification.reason})`);
 
-  const backoff = Math.min(policy.maxDelay, clampDelay(nthBackoff(policy.backoff, job.attempt, policy.random).delay));
-  let floor = 0;
-  let hintSource: DelaySource = 'backoff';
-  if (hint?.kind === 'retry-after') {
-    floor = Math.min(hint.delay, policy.maxRetryAfter);
-    hintSource = 'retry-after';
-  } else if (hint?.kind === 'pushback' && hint.pushback.kind === 'wait') {
-    floor = Math.min(hint.pushback.delay, policy.maxRetryAfter);
-    hintSource = 'pushback';
-  }
-  const delay = clampDelay(Math.max(backoff, floor));
-  const source = floor > backoff ? hintSource : 'backoff';
+  const step = nthStep(policy.backoff, job.attempt, policy.random);
+  if (!step.ok) return { type: 'policy-error', error: step.error };
+  // Measured from the attempt's start: what the attempt took already counts towards the wait.
+  const took = job.startedAt === undefined ? 0 : Math.max(0, env.now - job.startedAt);
+  const backoff = Math.max(0, Math.min(policy.maxDelay, step.delay) - took);
+  const hintSource: DelaySource = hint?.kind === 'pushback' ? 'pushback' : 'retry-after';
+  const bounded = boundHint(
+    hint?.kind === 'retry-after' ? hint.delay : hint?.pushback.kind === 'wait' ? hint.pushback.delay : undefined,
+    policy.maxRetryAfter,
+  );
+  // The one hint rule: a floor under the backoff, cut to maxRetryAfter, spread upwards.
+  const hinted =
+    bounded === undefined || bounded.delay === 0
+      ? 0
+      : hintedDelay(bounded.delay, backoff, policy.maxRetryAfter, policy.random);
+  const delay = clampDelay(Math.max(backoff, hinted));
+  const source = hinted > backoff ? hintSource : 'backoff';
   if (delay >= left) {
     if (source !== 'backoff') {
       const header = source === 'pushback' ? 'grpc-retry-pushback-ms' : 'Retry-After';

@@ -1,6 +1,13 @@
 /** The pure job-retry decision and the strategy built on it: no Redis, no clock. */
 import { describe, expect, it } from 'vitest';
-import { constantBackoff, exponentialBackoff, grpcBackoff, permanent, retryAfter } from '../../src/index.js';
+import {
+  constantBackoff,
+  exponentialBackoff,
+  grpcBackoff,
+  isBackoffPolicyError,
+  permanent,
+  retryAfter,
+} from '../../src/index.js';
 import {
   type JobAttemptFacts,
   type JobRetryPolicy,
@@ -42,10 +49,10 @@ describe('decideJobRetry', () => {
   });
 
   it('takes Retry-After as a floor under the backoff, never as a replacement', () => {
-    // Hint above the step: the hint.
+    // Hint above the step: the hint, spread upwards by up to 20 % (random 0.5: +10 %).
     expect(decide(http(503, { 'retry-after': '2' }), job(1))).toMatchObject({
       type: 'retry',
-      delay: 2000,
+      delay: 2200,
       source: 'retry-after',
     });
     // Hint below the step: the step.
@@ -54,12 +61,12 @@ describe('decideJobRetry', () => {
       delay: 800,
       source: 'backoff',
     });
-    // Cut to maxRetryAfter.
-    expect(decide(http(503, { 'retry-after': '3600' }), job(1))).toMatchObject({ type: 'retry', delay: 5000 });
+    // Cut to maxRetryAfter; at the ceiling the spread goes downwards (random 0.5: -10 %).
+    expect(decide(http(503, { 'retry-after': '3600' }), job(1))).toMatchObject({ type: 'retry', delay: 4500 });
     // A core RetryAfterError is a hint too.
     expect(decide(retryAfter(new Error('busy'), 1500), job(1))).toMatchObject({
       type: 'retry',
-      delay: 1500,
+      delay: 1650,
       source: 'retry-after',
     });
   });
@@ -71,7 +78,7 @@ describe('decideJobRetry', () => {
         details: '',
         metadata: { get: (k: string) => (k === 'grpc-retry-pushback-ms' ? [pushback] : []) },
       });
-    expect(decide(grpc('700'), job(1))).toMatchObject({ type: 'retry', delay: 700, source: 'pushback' });
+    expect(decide(grpc('700'), job(1))).toMatchObject({ type: 'retry', delay: 770, source: 'pushback' }); // +10 %
     expect(decide(grpc('-1'), job(1))).toMatchObject({ type: 'give-up', reason: 'server-pushback' });
   });
 
@@ -196,5 +203,47 @@ describe('throttleQueue', () => {
     expect(await throttleQueue(q, http(503, { 'retry-after': '3' }), { statuses: [429, 503] })).toBeDefined();
     expect(q.pauses).toEqual([3000]);
     await expect(throttleQueue({} as never, http(429))).rejects.toThrow(/rateLimit/);
+  });
+});
+
+describe('decideJobRetry follows the one backoff step and hint rule', () => {
+  it('measures the wait from the attempt’s start (processedOn): a slow failure eats into it', () => {
+    // Step 4 is 800 ms; the attempt started at 700 and failed at 1000 (now): 500 ms are left.
+    expect(decide(http(503), job(4, { startedAt: 700 }))).toMatchObject({ type: 'retry', delay: 500 });
+    expect(decide(http(503), job(4, { startedAt: 0 }))).toMatchObject({ type: 'retry', delay: 0 });
+    // A hint still counts from the failure.
+    expect(decide(http(503, { 'retry-after': '2' }), job(1, { startedAt: 0 }))).toMatchObject({ delay: 2200 });
+  });
+
+  it.each([
+    [
+      'throws',
+      (): unknown => {
+        throw new Error('bad policy');
+      },
+    ],
+    ['returns NaN', (): unknown => NaN],
+    ['returns Infinity', (): unknown => Infinity],
+  ])('a policy that %s is a policy-error decision, never a 0 ms retry', (_label, delayOf) => {
+    const broken = {
+      first: () => ({
+        get delay() {
+          return delayOf() as number;
+        },
+        next() {
+          return this;
+        },
+      }),
+    };
+    const decision = decide(http(503), job(2), { backoff: broken });
+    expect(decision.type).toBe('policy-error');
+    expect(decision.type === 'policy-error' && isBackoffPolicyError(decision.error)).toBe(true);
+    expect(() => nthBackoff(broken, 2, Math.random)).toThrow(/backoff policy/);
+  });
+
+  it('a RetryAfterError of 1e30 ms (another copy’s brand) is cut to maxRetryAfter', () => {
+    const hostile = Object.assign(retryAfter(new Error('busy'), 0), { delay: 1e30 });
+    const decision = decide(hostile, job(1), { random: () => 0 });
+    expect(decision).toMatchObject({ type: 'retry', delay: 5000, source: 'retry-after' });
   });
 });

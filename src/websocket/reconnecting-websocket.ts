@@ -7,6 +7,7 @@
 import { type Observable, ReplaySubject } from 'rxjs';
 import { ConnectionManager } from '../connection-manager.js';
 import type { ConnectionSnapshot } from '../connection-snapshot.js';
+import type { TraceEntry } from '../connection-options.js';
 import type { Connector } from '../connector.js';
 import { defineDispose, type DisposableWhereDeclared } from '../dispose.js';
 import { isConnectTimeoutError } from '../errors/connect-timeout-error.js';
@@ -150,6 +151,20 @@ function report(error: unknown): void {
   queueMicrotask(() => {
     throw error;
   });
+}
+
+/**
+ * What the manager traces to: the application's `trace` and the `debug` log, or nothing when neither is
+ * asked for, so that a client without them never has a transition's detail written (the machine writes
+ * it only when read).
+ */
+function traceOf(options: ResolvedWebSocketOptions): ((entry: TraceEntry) => void) | undefined {
+  const { trace, debug } = options;
+  if (!debug) return trace;
+  return (entry) => {
+    trace?.(entry);
+    console.debug(`redialer/websocket ${entry.from} -> ${entry.to} (${entry.event}): ${entry.detail}`);
+  };
 }
 
 function isUrlList(url: UrlProvider | readonly string[]): url is readonly string[] {
@@ -458,6 +473,7 @@ export class ReconnectingWebSocket {
     const connectorFor = (url: UrlProvider): Connector<WebSocketLike> =>
       createWebSocketConnector({ url, protocols: this.#protocols, WebSocket: options.WebSocket, hooks });
     const urls = this.#url;
+    const trace = traceOf(options);
     const manager = new ConnectionManager<WebSocketLike>({
       connector: isUrlList(urls)
         ? happyEyeballs(
@@ -476,11 +492,7 @@ export class ReconnectingWebSocket {
       serverHints: options.serverHints,
       scheduler: options.scheduler,
       random: options.random,
-      trace: (entry) => {
-        options.trace?.(entry);
-        if (options.debug)
-          console.debug(`redialer/websocket ${entry.from} -> ${entry.to} (${entry.event}): ${entry.detail}`);
-      },
+      ...(trace === undefined ? {} : { trace }),
     });
     this.#manager = manager;
     if (options.pauseWhileOffline && isOffline(options.environment)) manager.pause();

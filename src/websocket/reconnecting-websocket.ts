@@ -4,7 +4,7 @@
  * browser awareness.
  * @module
  */
-import { type Observable, ReplaySubject } from 'rxjs';
+import type { Observable } from 'rxjs';
 import { ConnectionManager } from '../connection-manager.js';
 import type { ConnectionSnapshot } from '../connection-snapshot.js';
 import type { TraceEntry } from '../connection-options.js';
@@ -14,6 +14,7 @@ import { isConnectTimeoutError } from '../errors/connect-timeout-error.js';
 import { permanent } from '../errors/permanent-error.js';
 import { happyEyeballs } from '../failover/happy-eyeballs.js';
 import { isRetryAfterError, retryAfter } from '../errors/retry-after-error.js';
+import { LatestSubject } from '../latest-subject.js';
 import { checkNumber } from '../validate.js';
 import { decideClose, serverBackoffDelay } from './close-policy.js';
 import { isOffline, watchEnvironment } from './environment-watch.js';
@@ -209,15 +210,19 @@ export class ReconnectingWebSocket {
   ondrop: EventHandler<DropEvent> | null = null;
 
   /**
-   * The connection state: replays the current snapshot to each new subscriber and emits on every
-   * change. It does not complete on close(), since `reconnect()` may start again.
+   * The connection state, read-only: replays the current snapshot to each new subscriber and emits on
+   * every change, in order. It does not complete on close(), since `reconnect()` may start again.
    */
   readonly state$: Observable<WebSocketSnapshot>;
 
   readonly #url: UrlProvider | readonly string[];
   readonly #protocols: string | string[] | undefined;
   readonly #options: ResolvedWebSocketOptions;
-  readonly #subject = new ReplaySubject<WebSocketSnapshot>(1);
+  /** The subject behind `state$`, made from the first snapshot (the manager replays it at once). */
+  readonly #subject: LatestSubject<WebSocketSnapshot>;
+  /** Snapshots that arrived while one was being emitted (restarted from a subscriber), in order. */
+  readonly #unpublished: WebSocketSnapshot[] = [];
+  #publishing = false;
   readonly #queue: OutboundQueue;
   readonly #listeners: ListenerMap = { open: [], message: [], error: [], close: [], drop: [] };
   #manager!: ConnectionManager<WebSocketLike>;
@@ -262,8 +267,9 @@ export class ReconnectingWebSocket {
       protocols === null || (Array.isArray(protocols) && protocols.length === 0) ? undefined : protocols;
     this.#options = resolveWebSocketOptions(options);
     this.#queue = new OutboundQueue(this.#options.maxEnqueuedMessages, this.#options.maxEnqueuedBytes);
-    this.state$ = this.#subject.asObservable();
     this.#startSession();
+    this.#subject = new LatestSubject(this.#current);
+    this.state$ = this.#subject.observable;
     if (!this.#options.startClosed) this.#manager.connect();
   }
 
@@ -526,10 +532,34 @@ export class ReconnectingWebSocket {
     }
     const paused = snapshot.state === 'IDLE' && snapshot.paused === true;
     this.#current = { ...snapshot, pause: paused ? { reason: 'offline' } : undefined };
-    this.#subject.next(this.#current);
-    this.#flushAnnounced();
-    if (snapshot.state === 'SHUTDOWN') {
-      for (const item of this.#queue.clear()) this.#drop(item.data, 'closed');
+    // Taken before the publish: a subscriber that restarts the socket queues for the new session.
+    const dropped = snapshot.state === 'SHUTDOWN' ? this.#queue.clear() : [];
+    this.#publish(this.#current);
+    for (const item of dropped) this.#drop(item.data, 'closed');
+  }
+
+  /**
+   * Emits `snapshot` on `state$`, then dispatches the events that waited for it. A snapshot that
+   * arrives while another is being emitted (a subscriber called reconnect() after close()) waits
+   * until every subscriber has seen that one, so that each sees the snapshots in order and ends on
+   * the current one.
+   */
+  #publish(snapshot: WebSocketSnapshot): void {
+    // Unset only while the constructor starts the first session; the subject starts from its snapshot.
+    const subject = this.#subject as LatestSubject<WebSocketSnapshot> | undefined;
+    if (subject === undefined) return;
+    if (this.#publishing) {
+      this.#unpublished.push(snapshot);
+      return;
+    }
+    this.#publishing = true;
+    try {
+      for (let next: WebSocketSnapshot | undefined = snapshot; next !== undefined; next = this.#unpublished.shift()) {
+        subject.next(next);
+        this.#flushAnnounced();
+      }
+    } finally {
+      this.#publishing = false;
     }
   }
 

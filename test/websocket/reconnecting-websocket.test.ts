@@ -8,6 +8,7 @@ import { createVirtualClock } from '../../src/testing/index.js';
 import {
   type ReconnectingWebSocketOptions,
   ReconnectingWebSocket,
+  type WebSocketSnapshot,
   isWebSocketCloseError,
 } from '../../src/websocket/index.js';
 import { FAKE_URL, fakeClient } from './support/fake-client.js';
@@ -428,6 +429,57 @@ describe('browser awareness', () => {
     h.last().fail();
     h.clock.advanceBy(1000);
     expect(h.fake.sockets).toHaveLength(2);
+  });
+});
+
+describe('state$', () => {
+  it('replays the current snapshot, once, to a late subscriber, then every change', () => {
+    const h = setup();
+    h.last().fail();
+    h.clock.advanceBy(1000);
+    h.last().open();
+    const seen: WebSocketSnapshot[] = [];
+    h.socket.state$.subscribe((s) => seen.push(s));
+    expect(seen).toEqual([h.socket.snapshot]);
+    expect(seen[0]).toBe(h.socket.snapshot);
+    h.socket.close();
+    expect(seen.map((s) => s.state)).toEqual(['READY', 'SHUTDOWN']);
+  });
+
+  it('is read-only: holding it gives no way to push a snapshot to its subscribers', () => {
+    const h = setup();
+    const forged = { ...h.socket.snapshot, state: 'READY' };
+    const leaked = (h.socket.state$ as unknown as { source?: { next?: (value: unknown) => void } }).source;
+    leaked?.next?.(forged);
+    expect('next' in h.socket.state$).toBe(false);
+    expect(h.snapshots).not.toContain(forged);
+    const late: WebSocketSnapshot[] = [];
+    h.socket.state$.subscribe((s) => late.push(s));
+    expect(late).toEqual([h.socket.snapshot]);
+  });
+
+  it('every subscriber sees the snapshots in order and ends on the current one, when one restarts the socket from its callback', () => {
+    const h = setup();
+    const first: string[] = [];
+    const second: string[] = [];
+    h.socket.send('before');
+    h.socket.state$.subscribe((s) => {
+      first.push(s.state);
+      if (s.state === 'SHUTDOWN' && first.length === 2) {
+        h.socket.reconnect();
+        h.socket.send('after');
+      }
+    });
+    h.socket.state$.subscribe((s) => second.push(s.state));
+    h.socket.close();
+    expect(h.socket.snapshot.state).toBe('CONNECTING');
+    expect(first).toEqual(['CONNECTING', 'SHUTDOWN', 'IDLE', 'CONNECTING']);
+    expect(second).toEqual(first);
+    expect(h.snapshots.map((s) => s.state)).toEqual(first);
+    // The message queued before close() is dropped; the one sent for the new session is kept.
+    expect(h.drops.map((d) => d.data)).toEqual(['before']);
+    h.last().open();
+    expect(h.last().sent).toEqual(['after']);
   });
 });
 

@@ -13,6 +13,7 @@ import { defineDispose, type DisposableWhereDeclared } from '../dispose.js';
 import { isConnectTimeoutError } from '../errors/connect-timeout-error.js';
 import { permanent } from '../errors/permanent-error.js';
 import { happyEyeballs } from '../failover/happy-eyeballs.js';
+import { reportUnhandledError } from '../errors/report-unhandled-error.js';
 import { isRetryAfterError, retryAfter } from '../errors/retry-after-error.js';
 import { LatestSubject } from '../latest-subject.js';
 import { checkNumber } from '../validate.js';
@@ -145,13 +146,6 @@ function checkCloseCode(code: number | undefined): void {
   if (code !== 1000 && code < 3000) {
     throw new RangeError(`redialer: close code must be 1000 or in 3000-4999, got ${String(code)}`);
   }
-}
-
-function report(error: unknown): void {
-  // A listener's exception must not break the state machine, nor be swallowed: rethrow it on its own.
-  queueMicrotask(() => {
-    throw error;
-  });
 }
 
 /**
@@ -498,7 +492,10 @@ export class ReconnectingWebSocket {
       serverHints: options.serverHints,
       scheduler: options.scheduler,
       random: options.random,
+      reconnectSpread: options.reconnectSpread,
+      attemptSpacing: options.attemptSpacing,
       ...(trace === undefined ? {} : { trace }),
+      ...(options.onUnhandledError === undefined ? {} : { onUnhandledError: options.onUnhandledError }),
     });
     this.#manager = manager;
     if (options.pauseWhileOffline && isOffline(options.environment)) manager.pause();
@@ -606,7 +603,9 @@ export class ReconnectingWebSocket {
       dead: (silence) => {
         control.fail(new HeartbeatTimeoutError(silence), HEARTBEAT_CLOSE);
       },
-      report,
+      report: (error) => {
+        this.#report(error);
+      },
     });
   }
 
@@ -617,7 +616,7 @@ export class ReconnectingWebSocket {
       try {
         if (isPong(event.data)) return;
       } catch (error) {
-        report(error);
+        this.#report(error);
       }
     }
     this.#emit('message', event);
@@ -754,8 +753,13 @@ export class ReconnectingWebSocket {
       if (typeof listener === 'function') listener.call(this, event);
       else listener.handleEvent(event);
     } catch (error) {
-      report(error);
+      this.#report(error);
     }
+  }
+
+  /** An exception of the application's code must not break the state machine, nor be swallowed. */
+  #report(error: unknown): void {
+    reportUnhandledError(error, this.#options.onUnhandledError);
   }
 }
 

@@ -5,9 +5,11 @@
  */
 import type { SchedulerLike } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
+import { type AttemptSpacing, DEFAULT_ATTEMPT_SPACING, resolveAttemptSpacing } from '../backoff/attempt-spacing.js';
 import { type BackoffPolicy, MAX_DELAY_MS, type RandomSource } from '../backoff/backoff.js';
 import { GRPC_BACKOFF_DEFAULTS, grpcBackoff } from '../backoff/grpc-backoff.js';
-import type { TraceEntry } from '../connection-options.js';
+import { CONNECTION_DEFAULTS, type TraceEntry } from '../connection-options.js';
+import type { UnhandledErrorHandler } from '../errors/report-unhandled-error.js';
 import {
   checkNumber,
   checkOptionsObject,
@@ -107,6 +109,27 @@ export interface ReconnectingWebSocketOptions {
   readonly random?: RandomSource;
   /** Receives every transition of the underlying connection manager. */
   readonly trace?: (entry: TraceEntry) => void;
+  /**
+   * Spreads the first reconnect after a lost open connection: it waits a uniform draw in
+   * [0, reconnectSpread] ms (on top of any wait the backoff or the server asks for), so that clients
+   * that lose one server together do not all dial at the same instant. 0 reconnects at once, as gRPC
+   * does (the connection manager's `reconnectSpread`). @defaultValue 0
+   */
+  readonly reconnectSpread?: number;
+  /**
+   * The floor on the spacing of attempt starts, which no backoff setting or server hint can undercut:
+   * `burst` attempts may start back to back, then one per `interval` ms. `{ interval: 0 }` turns it off
+   * (the connection manager's `attemptSpacing`).
+   * @defaultValue `{ burst: 5, interval: 100 }` — at most 105 attempt starts in any 10 s window
+   */
+  readonly attemptSpacing?: Partial<AttemptSpacing>;
+  /**
+   * Receives errors thrown by your own code that the client calls where no caller can receive them:
+   * an event listener or `on…` handler, the heartbeat's `ping` or `isPong`, the `trace` callback
+   * (the connection manager's `onUnhandledError`). @defaultValue RxJS's `config.onUnhandledError` if
+   * set, else the error is rethrown asynchronously (an uncaught exception, as RxJS does)
+   */
+  readonly onUnhandledError?: UnhandledErrorHandler;
 }
 
 /** The adapter's defaults. */
@@ -118,6 +141,8 @@ export const WEBSOCKET_DEFAULTS = Object.freeze({
   minUptime: 5000,
   connectionTimeout: 20_000,
   maxRetries: Infinity,
+  reconnectSpread: CONNECTION_DEFAULTS.reconnectSpread,
+  attemptSpacing: DEFAULT_ATTEMPT_SPACING,
   maxEnqueuedMessages: 1000,
   maxEnqueuedBytes: 1_048_576,
   visibleRetryThreshold: 5000,
@@ -150,6 +175,9 @@ export interface ResolvedWebSocketOptions {
   readonly scheduler: SchedulerLike;
   readonly random: RandomSource;
   readonly trace: ((entry: TraceEntry) => void) | undefined;
+  readonly reconnectSpread: number;
+  readonly attemptSpacing: AttemptSpacing;
+  readonly onUnhandledError: UnhandledErrorHandler | undefined;
 }
 
 function resolveWebSocketClass(value: unknown): WebSocketConstructor {
@@ -287,5 +315,12 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
     scheduler,
     random: optionalFunction('random', raw['random'], Math.random),
     trace: optionalFunction('trace', raw['trace']),
+    // Checked as the connection manager checks them (connection-options.ts), which checks them again.
+    reconnectSpread: optionalNumber('reconnectSpread', raw['reconnectSpread'], d.reconnectSpread, {
+      min: 0,
+      max: MAX_DELAY_MS,
+    }),
+    attemptSpacing: resolveAttemptSpacing('attemptSpacing', raw['attemptSpacing']),
+    onUnhandledError: optionalFunction('onUnhandledError', raw['onUnhandledError']),
   };
 }

@@ -659,6 +659,12 @@ describe('options', () => {
     [{ permanentCloseCodes: [99] }, /permanentCloseCodes\[0\]/],
     [{ shouldReconnect: 'yes' }, /shouldReconnect/],
     [{ WebSocket: 42 }, /WebSocket/],
+    [{ reconnectSpread: -1 }, /option "reconnectSpread"/],
+    [{ reconnectSpread: '500' }, /option "reconnectSpread"/],
+    [{ attemptSpacing: { burst: 0 } }, /option "attemptSpacing.burst"/],
+    [{ attemptSpacing: { interval: -5 } }, /option "attemptSpacing.interval"/],
+    [{ attemptSpacing: 100 }, /attemptSpacing/],
+    [{ onUnhandledError: 'log' }, /option "onUnhandledError"/],
   ])('rejects %o naming the option', (options, message) => {
     const fake = fakeWebSocketClass();
     expect(
@@ -675,6 +681,76 @@ describe('options', () => {
     } finally {
       if (saved !== undefined) global.WebSocket = saved;
     }
+  });
+});
+
+describe('herd options, as the connection manager has them', () => {
+  /** Opens a connection, keeps it up past minUptime, and loses it at 10 s. */
+  function loseStableConnection(h: ReturnType<typeof setup>): void {
+    h.last().open();
+    h.clock.advanceTo(10_000);
+    h.last().finish(1001, 'going away', true);
+  }
+
+  it('reconnectSpread: the first reconnect after a lost connection waits a draw in [0, reconnectSpread]', () => {
+    const spread = setup({ reconnectSpread: 2000 }); // random() is 0.5: a 1000 ms draw
+    loseStableConnection(spread);
+    expect(spread.socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 11_000 });
+    spread.clock.advanceTo(10_999);
+    expect(spread.starts).toEqual([0]);
+    spread.clock.advanceTo(11_000);
+    expect(spread.starts).toEqual([0, 11_000]);
+
+    const plain = setup();
+    loseStableConnection(plain);
+    plain.clock.advanceBy(0);
+    expect(plain.starts).toEqual([0, 10_000]);
+  });
+
+  it('attemptSpacing: the floor under a 0 ms backoff is the one given', () => {
+    const spaced = setup({ minReconnectionDelay: 0, attemptSpacing: { burst: 2, interval: 1000 } });
+    refuseAll(spaced, 3500);
+    expect(spaced.starts).toEqual([0, 0, 1000, 2000, 3000]);
+
+    const floor = setup({ minReconnectionDelay: 0 });
+    refuseAll(floor, 250);
+    expect(floor.starts).toEqual([0, 0, 0, 0, 0, 100, 200]);
+  });
+
+  it('onUnhandledError receives what a trace callback throws', () => {
+    const errors: unknown[] = [];
+    const boom = new Error('trace failed');
+    const h = setup({
+      onUnhandledError: (error) => errors.push(error),
+      trace: () => {
+        throw boom;
+      },
+    });
+    h.last().open();
+    expect(errors).toEqual([boom, boom]); // IDLE -> CONNECTING, CONNECTING -> READY
+    expect(h.socket.snapshot.state).toBe('READY');
+  });
+
+  it("onUnhandledError receives what the application's listeners and isPong throw", () => {
+    const errors: unknown[] = [];
+    const h = setup({
+      onUnhandledError: (error) => errors.push(error),
+      heartbeat: {
+        isPong: () => {
+          throw new Error('isPong failed');
+        },
+      },
+    });
+    h.socket.onopen = () => {
+      throw new Error('onopen failed');
+    };
+    h.socket.addEventListener('message', () => {
+      throw new Error('listener failed');
+    });
+    h.last().open();
+    h.last().receive('hello');
+    expect(errors.map((e) => (e as Error).message)).toEqual(['onopen failed', 'isPong failed', 'listener failed']);
+    expect(h.socket.snapshot.state).toBe('READY');
   });
 });
 

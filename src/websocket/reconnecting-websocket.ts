@@ -198,7 +198,11 @@ export class ReconnectingWebSocket {
   onclose: EventHandler<CloseEventLike> | null = null;
   /** Called for each message received. */
   onmessage: EventHandler<MessageEventLike> | null = null;
-  /** Called for a socket's error event while it is in use, and for a connect timeout (a `close` event follows). */
+  /**
+   * Called for a socket's error event while it is in use, and for a connect timeout (a `close` event
+   * follows); also when an attempt fails before it has a socket: the url provider threw, rejected or
+   * returned no string, or the URL was refused (no `close` follows).
+   */
   onerror: EventHandler<ErrorEventLike> | null = null;
   /** Called once for each message that will never be sent. */
   ondrop: EventHandler<DropEvent> | null = null;

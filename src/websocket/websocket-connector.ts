@@ -8,6 +8,8 @@
 import { Observable } from 'rxjs';
 import type { Connector } from '../connector.js';
 import { permanent } from '../errors/permanent-error.js';
+import { describeSafely, readSafely } from '../errors/read-safely.js';
+import { describeValue } from '../validate.js';
 import {
   type CloseEventLike,
   type ErrorEventLike,
@@ -75,9 +77,14 @@ export interface WebSocketConnectorConfig {
 
 type SocketListener = Parameters<WebSocketLike['addEventListener']>[1];
 
-function nextUrl(provider: UrlProvider): string | Promise<string> {
-  if (typeof provider === 'string') return provider;
-  return provider();
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof readSafely(value, 'then') === 'function';
+}
+
+/** The error event announced for an attempt that failed before it had a socket. */
+function errorEvent(error: unknown): ErrorEventLike {
+  const message = readSafely(error, 'message');
+  return { type: 'error', message: typeof message === 'string' ? message : describeSafely(error), error };
 }
 
 /** The close event announced when the socket reported an error and no close (yet). */
@@ -174,20 +181,34 @@ export function createWebSocketConnector(config: WebSocketConnectorConfig): Conn
         for (const [type, listener] of listeners) socket?.removeEventListener(type, listener);
       };
 
+      /**
+       * Ends an attempt that failed before it had a socket, with one `error` event (no `close`: there
+       * was no socket). Reported a microtask later, as a socket's error always is: so that listeners
+       * added right after the constructor hear the first attempt's, and so that the manager does not
+       * take a url provider's TypeError for a bug in the connector (errors/programming-error.ts): the
+       * provider is asked again for every attempt, and its next answer may be a good one.
+       */
+      const failEarly = (error: unknown): void => {
+        queueMicrotask(() => {
+          if (ended || subscriber.closed) return;
+          ended = true;
+          end(error, [['error', errorEvent(error)]]);
+        });
+      };
+
       const start = (url: unknown): void => {
-        if (subscriber.closed) return;
+        if (ended || subscriber.closed) return;
         if (typeof url !== 'string') {
-          subscriber.error(
-            permanent(new TypeError(`redialer: the url provider must return a string, got ${typeof url}`)),
-          );
+          failEarly(new TypeError(`redialer: the url provider must return a URL string, got ${describeValue(url)}`));
           return;
         }
         try {
           const Factory = config.WebSocket as unknown as WebSocketFactory;
           socket = config.protocols === undefined ? new Factory(url) : new Factory(url, config.protocols);
         } catch (error) {
-          // A malformed URL or protocol list: retrying cannot fix it.
-          subscriber.error(permanent(error));
+          // A URL (or protocol list) the WebSocket class refuses: retrying a fixed URL cannot fix it;
+          // a url provider's next answer may.
+          failEarly(typeof config.url === 'string' ? permanent(error) : error);
           return;
         }
         for (const [type, listener] of listeners) socket.addEventListener(type, listener);
@@ -196,19 +217,21 @@ export function createWebSocketConnector(config: WebSocketConnectorConfig): Conn
         hooks.created(socket);
       };
 
-      let url: string | Promise<string>;
-      try {
-        url = nextUrl(config.url);
-      } catch (error) {
-        subscriber.error(error);
-        return undefined;
-      }
-      if (typeof url === 'string') start(url);
-      else {
-        Promise.resolve(url).then(start, (error: unknown) => {
-          if (!subscriber.closed) subscriber.error(error);
-        });
-      }
+      // A url provider that throws, rejects or answers something else than a string fails this
+      // attempt like a refused connection (retried on the backoff); a PermanentError stops.
+      const ask = (provider: Exclude<UrlProvider, string>): void => {
+        let url: unknown;
+        try {
+          url = provider();
+        } catch (error) {
+          failEarly(error);
+          return;
+        }
+        if (isPromiseLike(url)) Promise.resolve(url).then(start, failEarly);
+        else start(url);
+      };
+      if (typeof config.url === 'string') start(config.url);
+      else ask(config.url);
 
       return () => {
         if (ended) return;

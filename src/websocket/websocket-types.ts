@@ -7,7 +7,11 @@
 /** What can be sent: the same as `WebSocket.send()` accepts. */
 export type Message = string | ArrayBufferLike | Blob | ArrayBufferView;
 
-/** Where the URL comes from: a string, or a function returning one (or a Promise of one) per attempt. */
+/**
+ * Where the URL comes from: a string, or a function returning one (or a Promise of one), asked before
+ * every attempt. A function that throws, rejects or returns no string fails that attempt, which is
+ * retried on the backoff; one that throws a PermanentError stops the client.
+ */
 export type UrlProvider = string | (() => string) | (() => Promise<string>);
 
 /** An event as a WebSocket delivers it; the adapter passes the socket's own events through. */

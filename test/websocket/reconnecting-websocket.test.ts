@@ -3,11 +3,13 @@
  * outbound queue, server-directed backoff, close codes, browser awareness and clean close.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { isConnectTimeoutError, isPermanentError, isRetryAfterError } from '../../src/index.js';
+import { isConnectTimeoutError, isPermanentError, isRetryAfterError, permanent } from '../../src/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import {
+  type ErrorEventLike,
   type ReconnectingWebSocketOptions,
   ReconnectingWebSocket,
+  type UrlProvider,
   type WebSocketSnapshot,
   isWebSocketCloseError,
 } from '../../src/websocket/index.js';
@@ -595,42 +597,140 @@ describe('reconnect-websocket surface', () => {
 });
 
 describe('failures before a socket exists', () => {
-  it('a URL the WebSocket class rejects stops at once (retrying cannot fix it)', () => {
-    const clock = createVirtualClock();
-    class Rejecting extends fakeWebSocketClass().WebSocket {
-      constructor(url: string) {
-        super(url);
-        throw new SyntaxError(`invalid URL: ${url}`);
+  /** Lets microtasks run: a failure before a socket exists is reported as a socket's error is, a little later. */
+  async function settle(): Promise<void> {
+    for (let i = 0; i < 10; i += 1) await Promise.resolve();
+  }
+
+  /** A WebSocket class that refuses, as a WebSocket constructor does, any URL but a ws:// one. */
+  function strictWebSocketClass(): ReturnType<typeof fakeWebSocketClass> {
+    const fake = fakeWebSocketClass();
+    class Strict extends fake.WebSocket {
+      constructor(url: string, protocols?: string | string[]) {
+        if (!url.startsWith('ws://')) throw new SyntaxError(`invalid URL: ${url}`);
+        super(url, protocols);
       }
     }
-    const socket = new ReconnectingWebSocket('nonsense', undefined, {
-      WebSocket: Rejecting,
+    return { ...fake, WebSocket: Strict };
+  }
+
+  /** A client on `url`, whose error and close events (and the state at each) are recorded. */
+  function client(url: UrlProvider, clock = createVirtualClock()) {
+    const fake = strictWebSocketClass();
+    const socket = new ReconnectingWebSocket(url, undefined, {
+      WebSocket: fake.WebSocket,
       scheduler: clock.scheduler,
+      random: () => 0.5,
       environment: new FakeEnvironment(),
     });
-    expect(socket.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
-    expect((socket.snapshot.lastError as Error).message).toMatch(/invalid URL/);
-    expect(clock.pendingTimers()).toBe(0);
+    open.push(socket);
+    // Set after the constructor, as an application does: a failure of the first attempt still reaches it.
+    const errors: ErrorEventLike[] = [];
+    const events: string[] = [];
+    socket.onerror = (event) => {
+      errors.push(event);
+      events.push(`error ${socket.snapshot.state} rc=${String(socket.retryCount)}`);
+    };
+    socket.onclose = (event) => {
+      events.push(`close ${String(event.code)}`);
+    };
+    return { clock, fake, socket, errors, events };
+  }
+
+  it('a URL string the WebSocket class rejects stops at once, with an error event (retrying cannot fix it)', async () => {
+    const h = client('nonsense');
+    await settle();
+    expect(h.socket.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
+    expect((h.socket.snapshot.lastError as Error).message).toMatch(/invalid URL: nonsense/);
+    expect(h.errors).toHaveLength(1);
+    expect(h.errors[0]?.message).toBe('invalid URL: nonsense');
+    expect(h.events).toEqual(['error SHUTDOWN rc=0']); // no close: no socket was made
+    expect(h.clock.pendingTimers()).toBe(0);
   });
 
-  it('a url provider that throws fails the attempt and is retried on the backoff', () => {
-    const clock = createVirtualClock();
-    const fake = fakeWebSocketClass();
-    let calls = 0;
-    const socket = new ReconnectingWebSocket(
+  it.each<[string, () => unknown, RegExp]>([
+    [
+      'throws',
       () => {
-        calls += 1;
-        if (calls === 1) throw new Error('no token yet');
-        return URL;
+        throw new Error('no token yet');
       },
-      undefined,
-      { WebSocket: fake.WebSocket, scheduler: clock.scheduler, random: () => 0.5, environment: new FakeEnvironment() },
-    );
-    open.push(socket);
-    expect(socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 1000 });
-    expect((socket.snapshot.lastError as Error).message).toBe('no token yet');
-    clock.advanceTo(1000);
-    expect(fake.sockets).toHaveLength(1);
+      /^no token yet$/,
+    ],
+    [
+      'throws a TypeError',
+      () => {
+        throw new TypeError("Cannot read properties of undefined (reading 'token')");
+      },
+      /reading 'token'/,
+    ],
+    ['rejects', () => Promise.reject(new Error('token service down')), /^token service down$/],
+    ['returns undefined', () => undefined, /url provider must return a URL string, got undefined/],
+    ['resolves to a number', () => Promise.resolve(42), /url provider must return a URL string, got 42/],
+    ['returns a URL the WebSocket class rejects', () => 'undefined/feed', /^invalid URL: undefined\/feed$/],
+  ])(
+    'a url provider that %s: an error event and lastError, then a retry on the backoff',
+    async (_what, answer, message) => {
+      let calls = 0;
+      const h = client((() => {
+        calls += 1;
+        return calls === 1 ? answer() : URL;
+      }) as UrlProvider);
+      await settle();
+      expect(h.socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 1, nextAttemptAt: 1000 });
+      const lastError = h.socket.snapshot.lastError;
+      expect(lastError).toBeInstanceOf(Error);
+      expect((lastError as Error).message).toMatch(message);
+      expect(h.errors).toHaveLength(1);
+      expect(h.errors[0]).toMatchObject({ type: 'error', message: (lastError as Error).message });
+      expect(h.errors[0]?.error).toBe(lastError);
+      expect(h.events).toEqual(['error TRANSIENT_FAILURE rc=1']); // no close: no socket was made
+      h.clock.advanceTo(999);
+      expect(calls).toBe(1);
+      h.clock.advanceTo(1000);
+      await settle();
+      expect(calls).toBe(2);
+      expect(h.fake.sockets.map((s) => s.url)).toEqual([URL]);
+      expect(h.socket.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 2 });
+    },
+  );
+
+  it('a url provider that fails again and again is retried on the growing backoff, an error event each time', async () => {
+    const clock = createVirtualClock();
+    const calls: number[] = [];
+    const h = client(() => {
+      calls.push(clock.now());
+      throw new Error(`no token yet (${String(calls.length)})`);
+    }, clock);
+    for (let i = 0; i < 4; i += 1) {
+      await settle();
+      const s = h.socket.snapshot;
+      if (s.state === 'TRANSIENT_FAILURE') h.clock.advanceTo(s.nextAttemptAt);
+    }
+    await settle();
+    expect(calls).toEqual([0, 1000, 2600, 5160, 9256]);
+    expect(h.errors.map((e) => e.message)).toEqual([1, 2, 3, 4, 5].map((n) => `no token yet (${String(n)})`));
+  });
+
+  it('a url provider that throws a PermanentError stops, with an error event', async () => {
+    const signedOut = permanent(new Error('signed out'));
+    const h = client(() => {
+      throw signedOut;
+    });
+    await settle();
+    expect(h.socket.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure', lastError: signedOut });
+    expect(h.errors.map((e) => e.error)).toEqual([signedOut]);
+    expect(h.clock.pendingTimers()).toBe(0);
+  });
+
+  it('a failure abandoned by close() before it is reported dispatches nothing', async () => {
+    const h = client(() => {
+      throw new Error('no token yet');
+    });
+    h.socket.close();
+    await settle();
+    expect(h.socket.snapshot).toMatchObject({ state: 'SHUTDOWN' });
+    expect(h.errors).toEqual([]);
+    expect(h.clock.pendingTimers()).toBe(0);
   });
 
   it('debug logs every transition with console.debug', () => {

@@ -50,11 +50,13 @@ export function describeHint(hint: BoundedHint, option = 'maxRetryAfter'): strin
 
 /**
  * The wait after a failure that carried a server hint of `hint` ms, given the backoff's own `backoff`
- * ms: the hint, cut to `maxHint`, then spread by up to `jitter` ({@link HINT_JITTER}) of itself — upwards (never
- * sooner than the server asked) unless that would pass `maxHint`, and downwards at the cap so the
- * spread never collapses to one value — and never less than `backoff`. A hint of 0 (or a date in the
- * past) therefore leaves the backoff as it is. The result is within
- * [backoff, max(backoff, maxHint)] and within [0, 2^31 - 1].
+ * ms: the hint, cut to `maxHint`, then spread upwards by up to `jitter` ({@link HINT_JITTER}) of
+ * itself but never past `maxHint`, and never less than `backoff`. The client therefore never comes
+ * back sooner than the server asked (or than the ceiling, for a longer hint), and clients told the
+ * same wait spread over [hint, min(hint × (1 + jitter), maxHint)]; hints cut to the ceiling meet
+ * there, which is why the default ceilings are the policy's own longest wait. A hint of 0 (or a date
+ * in the past) leaves the backoff as it is. The result is within [backoff, max(backoff, maxHint)] and
+ * within [0, 2^31 - 1].
  */
 export function hintedDelay(
   hint: number,
@@ -65,6 +67,5 @@ export function hintedDelay(
 ): number {
   const value = Math.min(clampDelay(hint), maxHint);
   const spread = uniform(random, 0, value * jitter);
-  const spreadValue = value + spread <= maxHint ? value + spread : value - spread;
-  return clampDelay(Math.max(backoff, spreadValue));
+  return clampDelay(Math.max(backoff, Math.min(value + spread, maxHint)));
 }

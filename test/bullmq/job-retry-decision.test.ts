@@ -61,8 +61,8 @@ describe('decideJobRetry', () => {
       delay: 800,
       source: 'backoff',
     });
-    // Cut to maxRetryAfter; at the ceiling the spread goes downwards (random 0.5: -10 %).
-    expect(decide(http(503, { 'retry-after': '3600' }), job(1))).toMatchObject({ type: 'retry', delay: 4500 });
+    // Cut to maxRetryAfter: the spread never passes the ceiling.
+    expect(decide(http(503, { 'retry-after': '3600' }), job(1))).toMatchObject({ type: 'retry', delay: 5000 });
     // A core RetryAfterError is a hint too.
     expect(decide(retryAfter(new Error('busy'), 1500), job(1))).toMatchObject({
       type: 'retry',

@@ -3,7 +3,6 @@
  * caller's hook, and the parsing of a server's delay hint.
  * @module
  */
-import { hintedDelay } from '../backoff/server-hint.js';
 import type { CloseEventLike } from './websocket-types.js';
 
 /** The close codes that stop reconnecting by default: 1008 (policy violation), 4401, 4403 (auth). */
@@ -62,21 +61,4 @@ export function parseCloseReasonDelay(reason: string): number | undefined {
   const value = Number(match[1]);
   if (!Number.isFinite(value)) return undefined;
   return match[2]?.toLowerCase() === 'ms' ? value : value * 1000;
-}
-
-/**
- * The wait before reconnecting after a 1012/1013 close: the hint if there is one, else the policy's
- * initial delay, clamped into [minDelay, maxDelay], then spread by up to `jitter` of itself so that
- * clients told the same delay do not return in lockstep. The spread goes upwards (never sooner than
- * the server asked) unless that would pass maxDelay; at the cap it goes downwards, so it never
- * collapses to one value.
- */
-export function serverBackoffDelay(
-  hintMs: number | undefined,
-  bounds: { readonly minDelay: number; readonly maxDelay: number; readonly jitter: number },
-  random: () => number,
-): number {
-  // The one rule for every server hint (the retry path uses it too): a floor, cut, spread.
-  const hint = Math.max(bounds.minDelay, hintMs ?? bounds.minDelay);
-  return hintedDelay(hint, bounds.minDelay, bounds.maxDelay, random, bounds.jitter);
 }

@@ -23,7 +23,6 @@ export {
   SERVER_BACKOFF_CLOSE_CODES,
   decideClose,
   parseCloseReasonDelay,
-  serverBackoffDelay,
   type CloseDecision,
   type ClosePolicy,
 } from './close-policy.js';

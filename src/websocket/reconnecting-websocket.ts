@@ -17,7 +17,7 @@ import { reportUnhandledError } from '../errors/report-unhandled-error.js';
 import { isRetryAfterError, retryAfter } from '../errors/retry-after-error.js';
 import { LatestSubject } from '../latest-subject.js';
 import { checkNumber } from '../validate.js';
-import { decideClose, serverBackoffDelay } from './close-policy.js';
+import { decideClose } from './close-policy.js';
 import { isOffline, watchEnvironment } from './environment-watch.js';
 import { type Heartbeat, startHeartbeat } from './heartbeat.js';
 import { HeartbeatTimeoutError } from './heartbeat-timeout-error.js';
@@ -486,6 +486,7 @@ export class ReconnectingWebSocket {
               backoff: options.backoff,
               scheduler: options.scheduler,
               random: options.random,
+              maxRetryAfter: options.maxRetryAfter,
             },
           )
         : connectorFor(urls),
@@ -494,6 +495,7 @@ export class ReconnectingWebSocket {
       minUptime: options.minUptime,
       maxRetries: options.maxRetries,
       serverHints: options.serverHints,
+      maxRetryAfter: options.maxRetryAfter,
       scheduler: options.scheduler,
       random: options.random,
       reconnectSpread: options.reconnectSpread,
@@ -636,7 +638,9 @@ export class ReconnectingWebSocket {
       // The manager waits at least this long (longer if its own backoff says so) in TRANSIENT_FAILURE.
       // With serverHints 'exact' a hint is the wait itself (the manager keeps it within the backoff's bounds).
       const exact = options.serverHints === 'exact' ? decision.hintMs : undefined;
-      return retryAfter(error, exact ?? serverBackoffDelay(decision.hintMs, options, options.random));
+      // A 1012/1013 means "not at once": at least the first wait, or the server's longer hint. The
+      // manager cuts it to maxRetryAfter and spreads it, as it does every server hint.
+      return retryAfter(error, exact ?? Math.max(options.minDelay, decision.hintMs ?? 0));
     }
     return error;
   }

@@ -68,6 +68,11 @@ export interface ReconnectingWebSocketOptions {
    * slot: `redialer/server`). @defaultValue 'at-least'
    */
   readonly serverHints?: 'at-least' | 'exact';
+  /**
+   * The ceiling on a server's delay hint (a 1012/1013 close reason, Retry-After on a failed upgrade),
+   * ms: a longer hint is cut to it. @defaultValue `maxReconnectionDelay`
+   */
+  readonly maxRetryAfter?: number;
   /** Most messages held while the socket is not open. @defaultValue 1000 */
   readonly maxEnqueuedMessages?: number;
   /** Most bytes held while the socket is not open (strings count in UTF-8). @defaultValue 1048576 */
@@ -161,6 +166,7 @@ export interface ResolvedWebSocketOptions {
   readonly connectionTimeout: number;
   readonly maxRetries: number;
   readonly serverHints: 'at-least' | 'exact';
+  readonly maxRetryAfter: number;
   readonly maxEnqueuedMessages: number;
   readonly maxEnqueuedBytes: number;
   readonly startClosed: boolean;
@@ -286,6 +292,7 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
       allowInfinity: true,
     }),
     serverHints: optionalChoice('serverHints', raw['serverHints'], SERVER_HINT_MODES, 'at-least'),
+    maxRetryAfter: optionalNumber('maxRetryAfter', raw['maxRetryAfter'], maxDelay, { min: 0, max: MAX_DELAY_MS }),
     maxEnqueuedMessages: optionalNumber('maxEnqueuedMessages', raw['maxEnqueuedMessages'], d.maxEnqueuedMessages, {
       min: 0,
       integer: true,

@@ -5,7 +5,6 @@ import {
   type CloseDecision,
   decideClose,
   parseCloseReasonDelay,
-  serverBackoffDelay,
 } from '../../src/websocket/index.js';
 
 const close = (code: number, reason = '') => ({ type: 'close', code, reason, wasClean: true });
@@ -55,20 +54,5 @@ describe('parseCloseReasonDelay', () => {
     ['retry-after=soon', undefined],
   ])('%j -> %s', (reason, expected) => {
     expect(parseCloseReasonDelay(reason)).toBe(expected);
-  });
-});
-
-describe('serverBackoffDelay', () => {
-  const bounds = { minDelay: 1000, maxDelay: 120_000, jitter: 0.2 };
-  it.each<[number | undefined, number, number]>([
-    [undefined, 0, 1000],
-    [undefined, 1, 1200],
-    [30_000, 0, 30_000],
-    [30_000, 1, 36_000],
-    [10, 0.5, 1100], // below the floor: clamped up to minDelay first
-    [3_600_000, 0, 120_000], // above the cap: clamped
-    [3_600_000, 1, 96_000], // at the cap the spread goes downwards, so it never collapses to one value
-  ])('hint %s with random %s -> %s ms', (hint, r, expected) => {
-    expect(serverBackoffDelay(hint, bounds, () => r)).toBeCloseTo(expected, 6);
   });
 });

@@ -27,8 +27,9 @@ describe('retryBackoff(): marble tests', () => {
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('--#', undefined, reset);
       const result = source.pipe(retryBackoff({ maxAttempts: 3, backoff: constantBackoff(5), scheduler }));
-      expectObservable(result).toBe('16ms #', undefined, giveUp('attempts', 3));
-      expectSubscriptions(source.subscriptions).toBe(['^-!', '7ms ^-!', '14ms ^-!']);
+      // Each wait runs from the attempt's start: subscriptions at 0, 5, 10.
+      expectObservable(result).toBe('12ms #', undefined, giveUp('attempts', 3));
+      expectSubscriptions(source.subscriptions).toBe(['^-!', '5ms ^-!', '10ms ^-!']);
     });
   });
 
@@ -36,7 +37,8 @@ describe('retryBackoff(): marble tests', () => {
     scheduler.run(({ cold, expectObservable }) => {
       let n = 0;
       const source = defer(() => (++n < 3 ? cold('-a#', { a: n }, reset) : cold('-a|', { a: n })));
-      expectObservable(source.pipe(retryBackoff({ backoff: constantBackoff(3), scheduler }))).toBe('-a----b----c|', {
+      // Attempts start at 0, 3 and 6: each wait runs from the attempt's start.
+      expectObservable(source.pipe(retryBackoff({ backoff: constantBackoff(3), scheduler }))).toBe('-a--b--c|', {
         a: 1,
         b: 2,
         c: 3,
@@ -58,9 +60,9 @@ describe('retryBackoff(): marble tests', () => {
     scheduler.run(({ cold, expectObservable }) => {
       const source = cold('a#', { a: 'x' }, reset);
       const backoff = exponentialBackoff({ initialDelay: 10, multiplier: 2, jitter: 'none' });
-      // Subscriptions at 0, 1+10, 12+20: three values, then the limit.
+      // Subscriptions at 0, 0+10, 10+20 (from each attempt's start): three values, then the limit.
       expectObservable(source.pipe(retryBackoff({ maxAttempts: 3, backoff, scheduler }))).toBe(
-        'a 10ms a 20ms a#',
+        'a 9ms a 19ms a#',
         { a: 'x' },
         giveUp('attempts', 3),
       );
@@ -73,7 +75,8 @@ describe('retryBackoff(): marble tests', () => {
       const backoff = exponentialBackoff({ initialDelay: 10, multiplier: 2, jitter: 'none' });
       const result = source.pipe(retryBackoff({ maxAttempts: 2, backoff, resetOnSuccess: true, scheduler }), take(4));
       // Every wait is the first step (10), and maxAttempts 2 never runs out because each attempt emits.
-      expectObservable(result).toBe('a 10ms a 10ms a 10ms (a|)', { a: 'x' });
+      // Each wait (the first step, 10) runs from the value that began the episode.
+      expectObservable(result).toBe('a 9ms a 9ms a 9ms (a|)', { a: 'x' });
     });
   });
 
@@ -102,8 +105,8 @@ describe('retryBackoff(): marble tests', () => {
       const result = source.pipe(
         retryBackoff({ maxAttempts: 100, totalTimeout: 20, backoff: constantBackoff(5), scheduler }),
       );
-      // Failures at 2, 9, 16; the wait after 16 would end at 21 > 20.
-      expectObservable(result).toBe('16ms #', undefined, giveUp('deadline', 3));
+      // Attempts at 0, 5, 10, 15 fail at 2, 7, 12, 17; the next would start at 20, the deadline.
+      expectObservable(result).toBe('17ms #', undefined, giveUp('deadline', 4));
     });
   });
 
@@ -142,8 +145,8 @@ describe('retryBackoff(): marble tests', () => {
     scheduler.run(({ cold, expectObservable }) => {
       const source = cold('-#', undefined, reset);
       const shared = source.pipe(retryBackoff({ maxAttempts: 2, backoff: constantBackoff(3), scheduler }));
-      expectObservable(shared).toBe('5ms #', undefined, giveUp('attempts', 2));
-      expectObservable(shared, '2ms ^').toBe('7ms #', undefined, giveUp('attempts', 2));
+      expectObservable(shared).toBe('4ms #', undefined, giveUp('attempts', 2));
+      expectObservable(shared, '2ms ^').toBe('6ms #', undefined, giveUp('attempts', 2));
     });
   });
 
@@ -153,8 +156,8 @@ describe('retryBackoff(): marble tests', () => {
       const source = cold('-#', undefined, reset);
       const limited = source.pipe(retryBackoff({ maxAttempts: 10, backoff: constantBackoff(2), budget, scheduler }));
       // 3 tokens, threshold 1.5: failure 1 -> 2 (retry), failure 2 -> 1 (throttled).
-      expectObservable(limited).toBe('4ms #', undefined, giveUp('throttled', 2));
-      expectSubscriptions(source.subscriptions).toBe(['^!', '3ms ^!']);
+      expectObservable(limited).toBe('3ms #', undefined, giveUp('throttled', 2));
+      expectSubscriptions(source.subscriptions).toBe(['^!', '2ms ^!']);
     });
   });
 

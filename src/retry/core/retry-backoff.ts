@@ -48,6 +48,7 @@ export function retryBackoff<T>(options: RetryBackoffOptions = {}): MonoTypeOper
       let backoff: Backoff | undefined;
       let deadline = scheduler.now() + policy.totalTimeout;
       let credit = FULL_CREDIT;
+      let startedAt = scheduler.now();
 
       const oneAttempt = defer(() => {
         attempt++;
@@ -60,7 +61,8 @@ export function retryBackoff<T>(options: RetryBackoffOptions = {}): MonoTypeOper
           emit(metrics, { type: 'success', attempt: current }, onUnhandledError);
         };
         emit(metrics, { type: 'attempt', attempt: current }, onUnhandledError);
-        credit = spendStart(credit, scheduler.now(), policy.attemptSpacing);
+        startedAt = scheduler.now();
+        credit = spendStart(credit, startedAt, policy.attemptSpacing);
         budget?.onAttempt(current > 1);
         return source.pipe(
           tap({
@@ -70,6 +72,7 @@ export function retryBackoff<T>(options: RetryBackoffOptions = {}): MonoTypeOper
                 // The live subscription becomes attempt 1 of a new episode.
                 attempt = 1;
                 backoff = undefined;
+                startedAt = scheduler.now();
                 deadline = scheduler.now() + policy.totalTimeout;
               }
             },
@@ -81,7 +84,7 @@ export function retryBackoff<T>(options: RetryBackoffOptions = {}): MonoTypeOper
       return oneAttempt.pipe(
         rxRetry({
           delay: (error: unknown) => {
-            const next = handleFailure(error, { attempt, backoff, deadline, credit }, policy);
+            const next = handleFailure(error, { attempt, backoff, deadline, credit, startedAt }, policy);
             if (next.type === 'throw') return throwError(() => next.error);
             backoff = next.backoff;
             return timer(next.delay, scheduler);

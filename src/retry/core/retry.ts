@@ -104,7 +104,8 @@ function checkSignal(value: unknown): AbortSignal | undefined {
  *   promise rejects with the signal's reason.
  * - `Retry-After` and gRPC pushback (cut to `maxRetryAfter`) can lengthen the backoff, never shorten
  *   it; a hint beyond the deadline gives up at once. Attempt starts keep to `attemptSpacing`.
- * - Waits are measured from the failure. An attempt cut by a timeout is abandoned: whatever it
+ * - Waits are measured from the attempt's start, as gRPC's are: a slow failure eats into its own
+ *   wait (a server hint still counts from the failure). An attempt cut by a timeout is abandoned: whatever it
  *   settles with later is ignored, so pass `signal` on to the work it starts.
  *
  * Bad options throw a TypeError or RangeError at once, before any attempt.
@@ -163,7 +164,7 @@ async function run<T>(
       throw new RetryError('deadline', attempt, error, 'the deadline cut the attempt in flight');
     }
     if (outcome.cut === 'timeout') timeout?.onTimeout();
-    const next = handleFailure(error, { attempt, backoff, deadline, credit }, policy);
+    const next = handleFailure(error, { attempt, backoff, deadline, credit, startedAt: started }, policy);
     if (next.type === 'throw') throw next.error;
     backoff = next.backoff;
     await sleep(next.delay, policy, signal);

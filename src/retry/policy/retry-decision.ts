@@ -31,6 +31,11 @@ export interface RetryLoopState {
    * @defaultValue full credit: no floor yet
    */
   readonly credit?: StartCredit;
+  /**
+   * When the failed attempt started, on the scheduler clock: the backoff's wait runs from it.
+   * @defaultValue the failure's time (the wait runs from the failure)
+   */
+  readonly startedAt?: number;
 }
 
 /** The outside facts a decision needs. */
@@ -129,7 +134,8 @@ export function decideRetry(
 
   const step = stepBackoff(policy.backoff, state.backoff, policy.random);
   if (!step.ok) return { type: 'policy-error', error: step.error };
-  let delay = step.delay;
+  // Measured from the attempt's start: what the attempt took already counts towards the wait.
+  let delay = Math.max(0, step.delay - Math.max(0, env.now - (state.startedAt ?? env.now)));
   let source: DelaySource = 'backoff';
   // After pushback the backoff starts afresh (gRFC A6); the step still bounds this wait from below.
   const backoff = hint?.kind === 'pushback' ? undefined : step.backoff;

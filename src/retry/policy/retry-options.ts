@@ -28,8 +28,8 @@ export interface RetryPolicyOptions {
   /** The total time allowed, from the start of the first attempt (Infinity for none). @defaultValue Infinity */
   readonly totalTimeout?: number;
   /**
-   * The wait after each transient failure, measured from the failure. A server hint can lengthen it,
-   * never shorten it.
+   * The wait after each transient failure, measured from the start of the attempt that failed (a slow
+   * failure eats into it). A server hint, counted from the failure, can lengthen it, never shorten it.
    * @defaultValue `exponentialBackoff()` (1 s, ×2, 30 s cap, full jitter)
    */
   readonly backoff?: BackoffPolicy;

@@ -42,7 +42,7 @@ import {
   status as Status,
   type connectivityState as GrpcState,
 } from '@grpc/grpc-js';
-import { asyncScheduler, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { asyncScheduler, type Observable, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
 import { ConnectionManager } from '../connection-manager.js';
 import type { ConnectionManagerOptions } from '../connection-options.js';
 import type { ConnectionSnapshot } from '../connection-snapshot.js';
@@ -76,7 +76,10 @@ export interface ManagedChannelOptions
   readonly waitForReady?: boolean;
   /**
    * Unref the channel's timers so that it never holds a Node process open by itself, like grpc-js's
-   * own channels. Applies to the default scheduler. @defaultValue true
+   * own channels. Applies to the default scheduler. Either way, a call waiting for a connection holds
+   * the process open until it ends, as grpc-js's queued calls do: the hold is an action on the
+   * channel's scheduler that never runs (on the host's ref'd timers in place of `unrefScheduler`), so
+   * on a virtual clock it arms nothing real. @defaultValue true
    */
   readonly unref?: boolean;
   /**
@@ -112,9 +115,11 @@ export class ManagedChannel implements ChannelInterface {
   readonly #watch: Subscription;
   readonly #host: CallHost;
   readonly #scheduler: SchedulerLike;
+  /** Where the hold is armed: the channel's scheduler, or the host's ref'd timers in place of `unrefScheduler`. */
+  readonly #holdScheduler: SchedulerLike;
   readonly #attempts: readonly GrpcChannelAttempts[];
   /** Holds the process open while calls wait for a connection, as grpc-js does for its queued calls. */
-  #hold: ReturnType<typeof setInterval> | undefined;
+  #hold: Subscription | undefined;
 
   /**
    * `target` is one address, or several addresses of the same service: those are raced as gRFC A61's
@@ -152,6 +157,7 @@ export class ManagedChannel implements ChannelInterface {
       );
     }
     this.#scheduler = (raw['scheduler'] as SchedulerLike | undefined) ?? (unref ? unrefScheduler : asyncScheduler);
+    this.#holdScheduler = this.#scheduler === unrefScheduler ? asyncScheduler : this.#scheduler;
     const managerOptions = without(
       options,
       'channelOptions',
@@ -224,15 +230,14 @@ export class ManagedChannel implements ChannelInterface {
   #updateHold(): void {
     const waiting = this.#pending?.size ?? 0;
     if (waiting > 0 && this.#hold === undefined) {
-      // Never fires: a handle that keeps the event loop alive while a call waits (its callback is due).
-      this.#hold = setInterval(() => undefined, MAX_DELAY_MS);
+      // An action that only re-arms itself: on the host's timers it keeps the event loop alive while a
+      // call waits; on a virtual clock it is one more pending action, and nothing real.
+      this.#hold = this.#holdScheduler.schedule(holdOn, MAX_DELAY_MS);
     } else if (waiting === 0) {
       // A channel with no call waiting (most channels, most of the time) holds no set.
       this.#pending = undefined;
-      if (this.#hold !== undefined) {
-        clearInterval(this.#hold);
-        this.#hold = undefined;
-      }
+      this.#hold?.unsubscribe();
+      this.#hold = undefined;
     }
   }
 
@@ -346,6 +351,11 @@ export class ManagedChannel implements ChannelInterface {
     if (this.manager.snapshot.state === 'SHUTDOWN') throw new Error('Channel has been shut down');
     return new ManagedCall(this.#host, method, deadline, host, parentCall, propagateFlags, this.#waitForReady);
   }
+}
+
+/** The work of the hold: it does nothing but stay scheduled, however long the call waits. */
+function holdOn(this: SchedulerAction<undefined>): void {
+  this.schedule(undefined, MAX_DELAY_MS);
 }
 
 function shutdownDetails(error: unknown): string {

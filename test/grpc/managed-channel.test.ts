@@ -1,7 +1,7 @@
 import { credentials, Metadata, status } from '@grpc/grpc-js';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { grpcBackoff, isConnectTimeoutError } from '../../src/index.js';
+import { grpcBackoff, isConnectTimeoutError, MAX_DELAY_MS } from '../../src/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import { isConnectionFailedError, ManagedChannel, managedChannelFactory } from '../../src/grpc/index.js';
 import { ipLiteralTarget } from '../../src/grpc/grpc-channel-connector.js';
@@ -395,6 +395,34 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
     await vi.waitFor(() => {
       expect(tcp.closed()).toBe(1); // the cut reset the attempt's socket
     });
+  });
+
+  it('a waiting call holds the process open through the injected scheduler: on a virtual clock no host timer is armed for it', async () => {
+    const tcp = await tcpListener(() => undefined); // accepts, never answers: the call waits
+    const clock = createVirtualClock(Date.now());
+    const intervals = vi.spyOn(globalThis, 'setInterval');
+    cleanup.push(() => {
+      intervals.mockRestore();
+    });
+    const { channel, client } = managed(tcp.address, {
+      ...fast,
+      minConnectTimeout: 20_000,
+      scheduler: clock.scheduler,
+    });
+    const idle = clock.pendingTimers();
+    const call = echo(client, 'waits', new Metadata({ waitForReady: true }), new Date(clock.now() + 1000)).catch(
+      (error: unknown) => error,
+    );
+    await until(channel.state$, (x) => x.state === 'CONNECTING');
+    // Nothing on the host: no host timer of 2^31 - 1 ms was armed to hold the process open…
+    expect(intervals.mock.calls.filter(([, ms]) => ms === MAX_DELAY_MS)).toEqual([]);
+    // …the hold is one more action on the clock, beside the attempt's cut and the call's deadline.
+    expect(clock.pendingTimers()).toBe(idle + 3);
+    clock.advanceBy(1000);
+    await expect(call).resolves.toMatchObject({ code: status.DEADLINE_EXCEEDED });
+    // The call ended: its deadline and the hold are gone, the attempt's cut stays.
+    expect(clock.pendingTimers()).toBe(idle + 1);
+    channel.close();
   });
 
   it('rejects bad options naming the option', () => {

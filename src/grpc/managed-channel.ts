@@ -55,6 +55,7 @@ import { checkOptionsObject, describeValue, optionalBoolean } from '../validate.
 import { GrpcChannelAttempts } from './grpc-channel-connector.js';
 import { toGrpcState } from './grpc-connectivity.js';
 import { KEEPALIVE_OPTIONS, type KeepaliveOptions, pickKeepalive } from './keepalive.js';
+import { reconnectBackoff } from './reconnect-backoff.js';
 import { without } from './without.js';
 import { type CallHost, ManagedCall } from './managed-call.js';
 
@@ -68,6 +69,9 @@ export interface ManagedChannelOptions
    * grpc-js channel options for each connection's channel (message sizes, TLS name override…).
    * `grpc.keepalive_time_ms`, `grpc.keepalive_timeout_ms` and `grpc.keepalive_permit_without_calls` are
    * read as `keepaliveTime`, `keepaliveTimeout` and `keepaliveWithoutCalls` when those are not given.
+   * `grpc.initial_reconnect_backoff_ms` and `grpc.max_reconnect_backoff_ms` are read as
+   * `backoff: grpcBackoff({ initialBackoff, maxBackoff })` (a cap given alone also caps the first wait);
+   * they cannot be given with `backoff` (a TypeError), since grpc-js's own reconnect loop never runs.
    * `grpc.enable_channelz` defaults to 0 here: every attempt has a channel of its own, which would
    * register in channelz and leave it when the attempt ends.
    */
@@ -149,6 +153,7 @@ export class ManagedChannel implements ChannelInterface {
     this.#waitForReady = optionalBoolean('waitForReady', raw['waitForReady'], false);
     const channelOptions = (raw['channelOptions'] ?? {}) as ChannelOptions;
     checkOptionsObject('channelOptions', channelOptions);
+    const backoff = reconnectBackoff(options.backoff, channelOptions);
     // Like grpc-js's own channels, a managed channel never holds the process open by itself.
     const unref = optionalBoolean('unref', raw['unref'], raw['scheduler'] === undefined);
     if (unref && raw['scheduler'] !== undefined) {
@@ -181,11 +186,16 @@ export class ManagedChannel implements ChannelInterface {
         ? candidates[0].connector
         : happyEyeballs(candidates, {
             attemptDelay: raw['attemptDelay'] as number | undefined,
-            backoff: options.backoff,
+            backoff,
             scheduler: this.#scheduler,
             random: options.random,
           });
-    this.manager = new ConnectionManager<GrpcChannel>({ ...managerOptions, scheduler: this.#scheduler, connector });
+    this.manager = new ConnectionManager<GrpcChannel>({
+      ...managerOptions,
+      ...(backoff === undefined ? {} : { backoff }),
+      scheduler: this.#scheduler,
+      connector,
+    });
     this.state$ = this.manager.state$;
     this.#host = {
       target: first,

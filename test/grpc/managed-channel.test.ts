@@ -1,10 +1,11 @@
-import { credentials, Metadata, status } from '@grpc/grpc-js';
+import { type ChannelOptions, credentials, Metadata, status } from '@grpc/grpc-js';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { grpcBackoff, isConnectTimeoutError, MAX_DELAY_MS } from '../../src/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import { isConnectionFailedError, ManagedChannel, managedChannelFactory } from '../../src/grpc/index.js';
 import { ipLiteralTarget } from '../../src/grpc/grpc-channel-connector.js';
+import { reconnectBackoff } from '../../src/grpc/reconnect-backoff.js';
 import { onSchedule, record, until, waitsAfterAttempts } from './support/record.js';
 import {
   createTestClient,
@@ -47,14 +48,16 @@ async function server(options?: Parameters<typeof startTestServer>[0]): Promise<
   return s;
 }
 
-/** A TCP listener that records accepted sockets and does `onSocket` with each. */
+/** A TCP listener that records accepted sockets (and when) and does `onSocket` with each. */
 async function tcpListener(
   onSocket: (socket: Socket) => void,
-): Promise<{ address: string; accepted: Socket[]; closed: () => number }> {
+): Promise<{ address: string; accepted: Socket[]; acceptedAt: number[]; closed: () => number }> {
   const accepted: Socket[] = [];
+  const acceptedAt: number[] = [];
   let closed = 0;
   const net: NetServer = createServer((socket) => {
     accepted.push(socket);
+    acceptedAt.push(Date.now());
     socket.on('close', () => {
       closed += 1;
     });
@@ -73,7 +76,7 @@ async function tcpListener(
   );
   const address = net.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
-  return { address: `127.0.0.1:${String(address.port)}`, accepted, closed: () => closed };
+  return { address: `127.0.0.1:${String(address.port)}`, accepted, acceptedAt, closed: () => closed };
 }
 
 describe('ManagedChannel: existing grpc-js clients over a redialer-managed connection', () => {
@@ -432,5 +435,86 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
     expect(() => new ManagedChannel('127.0.0.1:1', insecure, { minConnectTimeout: -1 })).toThrow(/minConnectTimeout/);
     expect(() => new ManagedChannel('127.0.0.1:1', {} as never)).toThrow(/ChannelCredentials.*an object/);
     expect(() => new ManagedChannel(42 as never, insecure)).toThrow(/target string, got 42/);
+  });
+});
+
+describe("ManagedChannel: grpc-js's reconnect backoff options are read as redialer's backoff", () => {
+  const INITIAL = 'grpc.initial_reconnect_backoff_ms';
+  const MAX = 'grpc.max_reconnect_backoff_ms';
+
+  it("a client's grpc.initial/max_reconnect_backoff_ms (through managedChannelFactory) set the schedule of attempts the server sees", async () => {
+    const tcp = await tcpListener((socket) => socket.destroy()); // every attempt fails before SETTINGS
+    const client = createTestClient(tcp.address, insecure, {
+      [INITIAL]: 200,
+      [MAX]: 300,
+      channelFactoryOverride: managedChannelFactory({ minConnectTimeout: 300, minUptime: 0, random: () => 0.5 }),
+    });
+    cleanup.push(() => {
+      client.close();
+    });
+    const channel = client.getChannel();
+    if (!(channel instanceof ManagedChannel)) throw new Error('expected a ManagedChannel');
+    const log = record(channel.state$);
+    channel.manager.connect();
+    // gRPC's growth from the client's options: 200, then 320 capped at 300 (random pinned: no jitter).
+    await vi.waitFor(
+      () => {
+        expect(log.starts().length).toBeGreaterThanOrEqual(5);
+      },
+      { timeout: 4000 },
+    );
+    channel.close();
+    expect(onSchedule(waitsAfterAttempts(log.snapshots), [200, 300, 300, 300])).toEqual([200, 300, 300, 300]);
+    // At the server: one connection per attempt, the first five spread over at least the four waits.
+    await vi.waitFor(() => {
+      expect(tcp.accepted.length).toBe(log.starts().length);
+    });
+    expect(tcp.acceptedAt[4]! - tcp.acceptedAt[0]!).toBeGreaterThanOrEqual(1100 - 50);
+  });
+
+  it('they become grpcBackoff({ initialBackoff, maxBackoff }); a cap alone also caps the first wait; none leaves "backoff" as given', () => {
+    const mine = grpcBackoff({ initialBackoff: 50 });
+    expect(reconnectBackoff(undefined, { [INITIAL]: 200, [MAX]: 300 })).toBe(
+      grpcBackoff({ initialBackoff: 200, maxBackoff: 300 }),
+    );
+    expect(reconnectBackoff(undefined, { [INITIAL]: 200 })).toBe(grpcBackoff({ initialBackoff: 200 }));
+    expect(reconnectBackoff(undefined, { [MAX]: 10_000 })).toBe(grpcBackoff({ maxBackoff: 10_000 }));
+    expect(reconnectBackoff(undefined, { [MAX]: 300 })).toBe(grpcBackoff({ initialBackoff: 300, maxBackoff: 300 }));
+    expect(reconnectBackoff(mine, { 'grpc.keepalive_time_ms': 20_000 })).toBe(mine);
+    expect(reconnectBackoff(undefined, {})).toBeUndefined();
+  });
+
+  it('both "backoff" and a reconnect backoff channel option: a TypeError that says to give the backoff once', () => {
+    const both = () =>
+      new ManagedChannel('127.0.0.1:1', insecure, { backoff: grpcBackoff(), channelOptions: { [MAX]: 5000 } });
+    expect(both).toThrow(TypeError);
+    expect(both).toThrow(
+      /"backoff" and also channelOptions\['grpc\.max_reconnect_backoff_ms'\] \(5000\).*"backoff" alone \(for these values, grpcBackoff\(\{ initialBackoff: 1000, maxBackoff: 5000 \}\)\), or the channel options alone/,
+    );
+    // The interop client's way: the option among the client's options, "backoff" given to the factory.
+    expect(() =>
+      createTestClient('127.0.0.1:1', insecure, {
+        [INITIAL]: 100,
+        channelFactoryOverride: managedChannelFactory({ backoff: grpcBackoff() }),
+      }),
+    ).toThrow(TypeError);
+  });
+
+  it.each([
+    [{ [INITIAL]: -5 }, RangeError, /grpc\.initial_reconnect_backoff_ms.*got -5/],
+    [{ [INITIAL]: 0 }, RangeError, /grpc\.initial_reconnect_backoff_ms.*got 0/],
+    [{ [INITIAL]: Number.NaN }, RangeError, /grpc\.initial_reconnect_backoff_ms.*got NaN/],
+    [{ [MAX]: 3e9 }, RangeError, /grpc\.max_reconnect_backoff_ms.*got 3000000000/],
+    [{ [MAX]: Infinity }, RangeError, /grpc\.max_reconnect_backoff_ms.*got Infinity/],
+    [
+      { [INITIAL]: 500, [MAX]: 100 },
+      RangeError,
+      /grpc\.max_reconnect_backoff_ms.*>= .*initial_reconnect_backoff_ms.*\(500\), got 100/,
+    ],
+    [{ [MAX]: '1000' }, TypeError, /grpc\.max_reconnect_backoff_ms.*got "1000"/],
+  ])('a bad value %o is rejected, naming the channel option and the value', (bad, kind, message) => {
+    const channelOptions = bad as ChannelOptions;
+    expect(() => new ManagedChannel('127.0.0.1:1', insecure, { channelOptions })).toThrow(kind);
+    expect(() => new ManagedChannel('127.0.0.1:1', insecure, { channelOptions })).toThrow(message);
   });
 });

@@ -61,9 +61,10 @@ async function proxyTo(port: number, fault: Fault): Promise<FaultProxy> {
   return p;
 }
 
-// grpc-js's own subchannel backoff shortened to 50 ms: a reconnect outside the manager's schedule
-// (grpc-js's timer outliving its attempt) would show within STRAY_WAIT.
-const GRPC_JS_FAST_RETRY = { 'grpc.initial_reconnect_backoff_ms': 50, 'grpc.max_reconnect_backoff_ms': 50 };
+// grpc-js's own subchannel backoff shortened to FAST's (100 ms, capped at 1 s): a reconnect outside the
+// manager's schedule (grpc-js's timer outliving its attempt) would show within STRAY_WAIT. A ManagedChannel
+// reads these options as its backoff: the same policy as FAST's, so managed() passes no "backoff".
+const GRPC_JS_FAST_RETRY = { 'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 1000 };
 const STRAY_WAIT = 300;
 
 /**
@@ -92,8 +93,10 @@ function connectionsPerAttempt(port: number, log: ReturnType<typeof record>) {
 
 function managed(port: number, options: ManagedChannelOptions = FAST) {
   const address = `127.0.0.1:${String(port)}`;
+  const { backoff, ...rest } = options;
+  if (backoff !== FAST.backoff) throw new Error("managed() runs on FAST's backoff, given as GRPC_JS_FAST_RETRY");
   const channel = new ManagedChannel(address, insecure, {
-    ...options,
+    ...rest,
     channelOptions: { ...GRPC_JS_FAST_RETRY, ...options.channelOptions },
   });
   const client = createTestClient(address, insecure, { channelOverride: channel });

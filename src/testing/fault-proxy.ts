@@ -2,8 +2,9 @@
  * A fault-injecting TCP proxy on 127.0.0.1 for integration tests and demos: it sits between a real client and a
  * real server and applies one fault to each new connection. Faults: pass-through, refuse (the port
  * stops listening: ECONNREFUSED), black hole (accept, never forward), added latency, reset mid-stream
- * (RST after N bytes from the server), accept then close after N ms, stall after the handshake
- * (forward until the server's first bytes reach the client, then nothing more in either direction).
+ * (RST after N bytes from the server), accept then close after N ms without forwarding, stall after
+ * the handshake (forward until the server's first bytes reach the client, then nothing more in either
+ * direction).
  * @module
  */
 import { type AddressInfo, type Server, type Socket, connect, createServer } from 'node:net';
@@ -12,7 +13,18 @@ import { MAX_DELAY_MS } from '../backoff/backoff.js';
 import { scheduleTimer } from '../timing/schedule-timer.js';
 import { checkNumber, checkOptionsObject, describeValue, optionalChoice } from '../validate.js';
 
-/** What the proxy does to a new connection. */
+/**
+ * What the proxy does to a new connection:
+ * - `pass`: forwards both ways;
+ * - `refuse`: the port stops listening (ECONNREFUSED; connections already open carry on);
+ * - `blackhole`: accepts and forwards nothing, ever;
+ * - `latency`: forwards both ways, each chunk `ms` late, in order;
+ * - `reset-after-bytes`: forwards the client's bytes, and the server's first `bytes`, then resets (RST);
+ * - `close-after`: accepts and forwards nothing (the server is never dialled), then ends the
+ *   connection (FIN) after `ms` — a port that accepts and hangs up, so no handshake ever completes.
+ *   For a connection that works and is then cut, use `pass` and {@link FaultProxy.resetAll};
+ * - `stall-after-handshake`: forwards until the server's first bytes reach the client, then nothing.
+ */
 export type Fault =
   | { readonly kind: 'pass' }
   | { readonly kind: 'refuse' }

@@ -118,7 +118,7 @@ describe('fault proxy', () => {
     expect(await exchange(proxy.port, 'x')).toEqual({ data: 'hel', end: 'ECONNRESET' });
   });
 
-  it('accepts, then closes after N ms', async () => {
+  it('accepts, forwards nothing, then closes after N ms', async () => {
     proxy = await startFaultProxy({ port: echoPort() }, { kind: 'close-after', ms: 50 });
     expect(await exchange(proxy.port, 'x')).toEqual({ data: '', end: 'end' });
   });
@@ -146,7 +146,7 @@ describe('fault proxy', () => {
     expect(await exchange(proxy.port, 'x')).toEqual({ data: '', end: 'ECONNRESET' });
   });
 
-  it('close-after 3e9 ms does not close after 3 ms (the host would fire a timer past 2^31 - 1 ms at once)', async () => {
+  it('close-after 3e9 ms does not close after 3 ms (the host would fire a timer past 2^31 - 1 ms at once); it forwards nothing meanwhile', async () => {
     proxy = await startFaultProxy({ port: echoPort() }, { kind: 'close-after', ms: 3e9 });
     expect(await exchange(proxy.port, 'x', { waitMs: 300 })).toEqual({ data: '', end: 'open' });
     const before = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;

@@ -22,8 +22,8 @@ const FAST = {
   random: () => 0.5,
 };
 
-function managed(address: string) {
-  const channel = new ManagedChannel(address, insecure, FAST);
+function managed(address: string, options: ConstructorParameters<typeof ManagedChannel>[2] = FAST) {
+  const channel = new ManagedChannel(address, insecure, options);
   const client = createTestClient(address, insecure, { channelOverride: channel });
   onCleanup(() => {
     client.close();
@@ -112,9 +112,9 @@ describeCCore('gRPC interop', () => {
     expect(log.states()).toContain('TRANSIENT_FAILURE');
   });
 
-  it("http2Connector: READY on C-core's SETTINGS, and its graceful GOAWAY is a GoawayError with code and debug data", async () => {
+  it("http2Connector: READY on C-core's SETTINGS, and its graceful GOAWAY is a GoawayError with code and debug data; on a young connection, a failed attempt", async () => {
     const { server, wire } = await ccore();
-    // minUptime far above the connection's life: only the graceful end can reset the backoff.
+    // minUptime far above the connection's life, and no connection before it: no grace credit.
     const manager = new ConnectionManager({
       connector: http2Connector(`http://${wire.address}`),
       ...FAST,
@@ -129,12 +129,42 @@ describeCCore('gRPC interop', () => {
     const stopped = server.stop(1);
     const lost = await until(manager.state$, (x) => x.state !== 'READY');
     expect(lost.lastError).toMatchObject({ name: 'GoawayError', errorCode: 0, graceful: true, enhanceYourCalm: false });
-    // Not a failure of the server: the backoff starts again (attempt 0), though the connection was young.
-    expect(lost).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 0 });
+    // A graceful end before minUptime resets the backoff only on the credit a connection that lived
+    // earns, and a new manager has none: this one counts as the failed attempt 1, as a refusal would.
+    expect(lost).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 1 });
     await stopped;
     manager.shutdown();
     // The first connection, then one per attempt made while the server was stopping (the proxy accepts them).
     expect(wire.connections()).toBeLessThanOrEqual(log.starts().length);
     expect(wire.connections()).toBeGreaterThanOrEqual(log.starts().length - 1); // the last may not have arrived
   });
+
+  it.each(['http2Connector', 'ManagedChannel'])(
+    '%s: a connection that lived minUptime and was ended by server.stop(grace) resets the backoff',
+    async (adapter) => {
+      const { server, wire } = await ccore();
+      const options = { ...FAST, minUptime: 300 };
+      const manager: Pick<ConnectionManager<unknown>, 'state$' | 'connect' | 'shutdown'> = adapter === 'ManagedChannel'
+        ? managed(wire.address, options).channel.manager
+        : new ConnectionManager({ connector: http2Connector(`http://${wire.address}`), ...options });
+      onCleanup(() => {
+        manager.shutdown();
+      });
+      manager.connect();
+      await until(manager.state$, (x) => x.state === 'READY');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const stopped = server.stop(1);
+      const lost = await until(manager.state$, (x) => x.state !== 'READY');
+      expect(isGoawayError(lost.lastError)).toBe(true);
+      expect(lost.lastError).toMatchObject({ errorCode: 0, graceful: true });
+      // Lived past minUptime: the backoff resets (attempt 0), and the next attempt is due within one
+      // initial backoff of the attempt's start (long past), so at once.
+      expect(lost).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 0 });
+      if (lost.state !== 'TRANSIENT_FAILURE') throw new Error('unreachable');
+      expect(lost.nextAttemptAt - lost.since).toBeLessThanOrEqual(100); // FAST's initial backoff
+      await stopped;
+      manager.shutdown();
+      expect(wire.goaways.every((g) => g.code === 0)).toBe(true);
+    },
+  );
 });

@@ -1,0 +1,334 @@
+/**
+ * The schedule invariant (test/support/connection-schedule.ts) for the WebSocket side, on virtual
+ * time, against generated servers: a ConnectionManager with the WebSocket connector
+ * (websocket-connector.ts), and ReconnectingWebSocket. The sockets are the fake WebSocket of
+ * test/websocket/support, driven by a server that, per connection, refuses the upgrade (`error`, then
+ * close 1006, before `open`), never answers, or opens and later closes with 1000, 1001, 1006, 1012
+ * or 1013, with or without a delay hint in the reason; the client's close() completes its handshake
+ * one tick later, as a server's answer would.
+ *
+ * The connector needs an adapter's hooks; the one here is as small as an adapter can be and speaks
+ * the core's words: a 1012/1013 with a hint is a RetryAfterError of the hint as the server wrote it,
+ * a 1000/1001 after `open` is a graceful end (markGracefulEnd). ReconnectingWebSocket applies its own
+ * documented rules: hints clamped into [minReconnectionDelay, maxReconnectionDelay], which is the
+ * ceiling the checker is given for it.
+ *
+ * Cases per run: 200 + 30 (1e30 hints) for the connector, 200 for ReconnectingWebSocket = 430.
+ */
+import fc from 'fast-check';
+import type { Subscription } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { ConnectionManager, grpcBackoff, markGracefulEnd, retryAfter } from '../../src/index.js';
+import { type VirtualClock, createVirtualClock } from '../../src/testing/index.js';
+import {
+  ReconnectingWebSocket,
+  SERVER_BACKOFF_CLOSE_CODES,
+  WebSocketCloseError,
+  parseCloseReasonDelay,
+} from '../../src/websocket/index.js';
+import { type SocketHooks, createWebSocketConnector } from '../../src/websocket/websocket-connector.js';
+import {
+  type AttemptEnd,
+  type ScheduleRules,
+  longestAllowedWait,
+  scheduleViolations,
+} from '../support/connection-schedule.js';
+import { FakeEnvironment, FakeSocket } from '../websocket/support/fake-websocket.js';
+import {
+  HUGE_HINT,
+  type Hint,
+  MAX_ATTEMPTS,
+  type ManagerSpec,
+  type PolicySpec,
+  type RandomSpec,
+  hint,
+  latency,
+  managerSpec,
+  policyOf,
+  policySpec,
+  randomOf,
+  randomSpec,
+  runUntilQuiet,
+  uptime,
+} from './support/generated.js';
+
+type CloseCode = 1000 | 1001 | 1006 | 1012 | 1013;
+
+/** What the server does with one connection. */
+type Behaviour =
+  | { readonly kind: 'refuse'; readonly after: number }
+  | { readonly kind: 'black-hole' }
+  | {
+      readonly kind: 'up';
+      readonly after: number;
+      readonly uptime: number;
+      readonly code: CloseCode;
+      readonly hint: Hint | undefined;
+    };
+
+const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
+  fc.record({ kind: fc.constant('refuse' as const), after: latency }),
+  fc.constant({ kind: 'black-hole' as const }),
+  fc.record({
+    kind: fc.constant('up' as const),
+    after: latency,
+    uptime,
+    code: fc.constantFrom<CloseCode>(1000, 1001, 1006, 1012, 1013),
+    hint: fc.option(hint, { nil: undefined }),
+  }),
+);
+
+const servers = fc.array(behaviour, { minLength: 1, maxLength: 6 });
+
+interface Recorded {
+  readonly start: number;
+  readyAt?: number;
+  end?: AttemptEnd;
+  open: boolean;
+  readonly timers: Subscription[];
+}
+
+/** A fake WebSocket server on `clock`: a WebSocket class whose sockets do what `behaviours` say, in turn. */
+function fakeServer(clock: VirtualClock, behaviours: readonly Behaviour[]) {
+  const attempts: Recorded[] = [];
+  let mostOpen = 0;
+  const state = { stopping: false };
+  const openNow = () => attempts.filter((a) => a.open).length;
+
+  const accept = (socket: FakeSocket): Recorded => {
+    mostOpen = Math.max(mostOpen, openNow() + 1);
+    const record: Recorded = { start: clock.now(), open: true, timers: [] };
+    // Past MAX_ATTEMPTS the server stops answering, so that even a schedule with no floor ends.
+    const b: Behaviour =
+      attempts.length >= MAX_ATTEMPTS
+        ? { kind: 'black-hole' }
+        : (behaviours[attempts.length % behaviours.length] ?? { kind: 'black-hole' });
+    attempts.push(record);
+    const at = (delay: number, act: () => void) => {
+      record.timers.push(clock.scheduler.schedule(act, delay));
+    };
+    const serverEnds = (end: AttemptEnd, act: () => void) => {
+      if (!record.open) return;
+      record.end ??= end;
+      record.open = false;
+      act();
+    };
+    if (b.kind === 'refuse') {
+      at(b.after, () => {
+        serverEnds({ kind: 'failed', at: clock.now() }, () => {
+          socket.fail();
+        });
+      });
+    } else if (b.kind === 'up') {
+      at(b.after, () => {
+        record.readyAt = clock.now();
+        socket.open();
+        at(b.uptime, () => {
+          const directs = SERVER_BACKOFF_CLOSE_CODES.includes(b.code);
+          const end: AttemptEnd = {
+            kind: 'lost',
+            readyAt: record.readyAt ?? 0,
+            at: clock.now(),
+            graceful: b.code === 1000 || b.code === 1001,
+            hint: directs ? b.hint?.value : undefined,
+          };
+          serverEnds(end, () => {
+            if (b.code === 1006) socket.fail();
+            else socket.finish(b.code, b.hint?.text ?? '', true);
+          });
+        });
+      });
+    }
+    return record;
+  };
+
+  const clientClosed = (socket: FakeSocket, record: Recorded): void => {
+    if (record.open) {
+      record.open = false;
+      for (const timer of record.timers) timer.unsubscribe();
+      // The client ended it first: a cut (before open), or shutdown.
+      record.end ??= {
+        kind: state.stopping || record.readyAt !== undefined ? 'stopped' : 'failed',
+        at: clock.now(),
+      };
+    }
+    // The server answers the close handshake.
+    clock.scheduler.schedule(() => {
+      if (socket.readyState === 2) socket.finish();
+    });
+  };
+
+  class ServerSocket extends FakeSocket {
+    readonly #record: Recorded;
+
+    constructor(url: string, protocols?: string | string[]) {
+      super(url, protocols);
+      this.#record = accept(this);
+    }
+
+    override close(code?: number, reason?: string): void {
+      const closing = this.readyState < 2;
+      super.close(code, reason);
+      if (closing) clientClosed(this, this.#record);
+    }
+  }
+
+  return { WebSocket: ServerSocket, attempts, openNow, mostOpen: () => mostOpen, state };
+}
+
+/** Everything a run broke: the schedule, and the sockets and timers left behind. */
+function problemsOf(
+  clock: VirtualClock,
+  server: ReturnType<typeof fakeServer>,
+  end: number,
+  rules: ScheduleRules,
+): string[] {
+  const problems = scheduleViolations({ attempts: server.attempts, end }, rules);
+  if (server.mostOpen() > 1) problems.push(`${String(server.mostOpen())} sockets were open at once`);
+  if (server.openNow() > 0) problems.push(`${String(server.openNow())} sockets open after shutdown`);
+  if (clock.pendingTimers() > 0) problems.push(`${String(clock.pendingTimers())} timers left after shutdown`);
+  return problems;
+}
+
+/** The adapter's part of the connector, in the core's words (see the module notes). */
+const hooks: SocketHooks = {
+  created: () => undefined,
+  opening: () => undefined,
+  open: () => undefined,
+  message: () => undefined,
+  ended: (close, error, opened) => {
+    const failure = new WebSocketCloseError(close, opened, error);
+    const delay = SERVER_BACKOFF_CLOSE_CODES.includes(close.code) ? parseCloseReasonDelay(close.reason) : undefined;
+    if (delay !== undefined) return retryAfter(failure, delay);
+    return opened && (close.code === 1000 || close.code === 1001) ? markGracefulEnd(failure) : failure;
+  },
+  announce: () => undefined,
+  released: () => ({ mode: 'now', events: [] }),
+  closedLate: () => undefined,
+};
+
+function runConnector(
+  behaviours: readonly Behaviour[],
+  policy: PolicySpec,
+  options: ManagerSpec,
+  random: RandomSpec,
+): string[] {
+  const clock = createVirtualClock();
+  const server = fakeServer(clock, behaviours);
+  const backoff = policyOf(policy);
+  const rules: ScheduleRules = { backoff, ...options };
+  const { attemptSpacing, ...rest } = options;
+  const manager = new ConnectionManager({
+    connector: createWebSocketConnector({
+      url: 'ws://server.test/',
+      protocols: undefined,
+      WebSocket: server.WebSocket,
+      hooks,
+    }),
+    backoff,
+    scheduler: clock.scheduler,
+    random: randomOf(random),
+    ...rest,
+    ...(attemptSpacing === undefined ? {} : { attemptSpacing }),
+  });
+  try {
+    manager.connect();
+    runUntilQuiet(clock, longestAllowedWait(rules) + 1000, () => server.attempts.length >= MAX_ATTEMPTS);
+  } finally {
+    server.state.stopping = true;
+    manager.shutdown();
+  }
+  const end = clock.now();
+  clock.advanceBy(0);
+  return problemsOf(clock, server, end, rules);
+}
+
+/** ReconnectingWebSocket's delay options. */
+interface DelaySpec {
+  readonly minReconnectionDelay: number;
+  readonly maxReconnectionDelay: number;
+  readonly reconnectionDelayGrowFactor: number;
+  readonly reconnectionDelayJitter: number;
+  readonly minUptime: number;
+  readonly connectionTimeout: number;
+}
+
+const delaySpec: fc.Arbitrary<DelaySpec> = fc.integer({ min: 0, max: 5000 }).chain((min) =>
+  fc.record({
+    minReconnectionDelay: fc.constant(min),
+    maxReconnectionDelay: fc.integer({ min, max: Math.max(min, 30_000) }),
+    reconnectionDelayGrowFactor: fc.oneof(fc.constant(1.6), fc.double({ min: 1, max: 3, noNaN: true })),
+    reconnectionDelayJitter: fc.oneof(fc.constant(0.2), fc.double({ min: 0, max: 1, noNaN: true })),
+    minUptime: fc.oneof(fc.constant(5000), fc.integer({ min: 0, max: 10_000 })),
+    connectionTimeout: fc.oneof(fc.constant(20_000), fc.integer({ min: 50, max: 5000 })),
+  }),
+);
+
+function runReconnectingWebSocket(behaviours: readonly Behaviour[], delays: DelaySpec, random: RandomSpec): string[] {
+  const clock = createVirtualClock();
+  const server = fakeServer(clock, behaviours);
+  const rules: ScheduleRules = {
+    backoff: grpcBackoff({
+      initialBackoff: delays.minReconnectionDelay,
+      maxBackoff: delays.maxReconnectionDelay,
+      multiplier: delays.reconnectionDelayGrowFactor,
+      jitter: delays.reconnectionDelayJitter,
+    }),
+    minUptime: delays.minUptime,
+    // The documented clamp of a 1012/1013 hint.
+    maxRetryAfter: delays.maxReconnectionDelay,
+  };
+  const socket = new ReconnectingWebSocket('ws://server.test/', undefined, {
+    WebSocket: server.WebSocket,
+    scheduler: clock.scheduler,
+    random: randomOf(random),
+    environment: new FakeEnvironment(),
+    ...delays,
+  });
+  try {
+    runUntilQuiet(clock, longestAllowedWait(rules) + 1000, () => server.attempts.length >= MAX_ATTEMPTS);
+  } finally {
+    server.state.stopping = true;
+    socket.close();
+  }
+  const end = clock.now();
+  clock.advanceBy(0);
+  return problemsOf(clock, server, end, rules);
+}
+
+describe('WebSocket on virtual time: the schedule invariant against generated servers', () => {
+  it('ConnectionManager + the WebSocket connector: any server (refused upgrade, black hole, open then 1000/1001/1006/1012/1013, any hint), any policy and options', () => {
+    fc.assert(
+      fc.property(servers, policySpec, managerSpec, randomSpec, (...args) => {
+        expect(runConnector(...args)).toEqual([]);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('ConnectionManager + the WebSocket connector: close 1012/1013 asking for 1e30 ms waits at most the hint ceiling', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<CloseCode>(1012, 1013),
+        uptime,
+        policySpec,
+        managerSpec,
+        randomSpec,
+        (code, up, policy, options, random) => {
+          const asks: Behaviour = { kind: 'up', after: 0, uptime: up, code, hint: HUGE_HINT };
+          expect(runConnector([asks], policy, options, random)).toEqual([]);
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
+  it('ReconnectingWebSocket: any server, any delay options', () => {
+    fc.assert(
+      fc.property(servers, delaySpec, randomSpec, (...args) => {
+        expect(runReconnectingWebSocket(...args)).toEqual([]);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

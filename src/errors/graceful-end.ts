@@ -3,11 +3,11 @@ import { brand, hasBrand } from './brand.js';
 /**
  * Marks `error` as the graceful end of an established connection by the server — HTTP/2's GOAWAY
  * with NO_ERROR (a restart, a connection-age rotation), a WebSocket "going away" — and returns it. A
- * connector that ends a READY connection with such an error tells the manager that the server did
- * not fail: the connection counts as established for the backoff even if it lasted less than
- * `minUptime`, so the reconnect starts from the initial backoff. The floor on attempt starts and the
- * one-initial-backoff spacing after a reset still apply, so a server that ends every connection
- * gracefully at once cannot make its clients dial in a tight loop.
+ * connector that ends a READY connection with such an error tells the manager that the server may
+ * not have failed: if the connection lasted less than `minUptime`, the backoff resets anyway when
+ * the manager holds the grace credit (earned by a connection that stayed READY for `minUptime`,
+ * spent by such a reset); otherwise it counts as a failed attempt. A server that ends every
+ * connection gracefully at once therefore meets the same schedule as one that refuses them.
  *
  * @example
  * ```ts

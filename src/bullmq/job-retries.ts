@@ -198,11 +198,13 @@ export function jobRetries<T = unknown>(options: JobRetriesOptions<T> = {}): Job
   // The processor wrapper decides; the strategy, called by BullMQ right after with the same error, reads it.
   const decided = new WeakMap<object, number>();
 
-  const facts = (job: JobLike | undefined, attempt: number): JobAttemptFacts => ({
+  const facts = (job: JobLike | undefined, attempt: number, startedAt?: number): JobAttemptFacts => ({
     attempt,
     maxAttempts: job?.opts.attempts ?? 1,
     createdAt: job?.timestamp ?? now(),
-    startedAt: job?.processedOn,
+    // The processor wrapper knows when the attempt really began; BullMQ's processedOn is when a
+    // worker took the job, which may be earlier.
+    startedAt: startedAt ?? job?.processedOn,
     idempotency: job === undefined ? 'idempotent' : typeof idempotency === 'function' ? idempotency(job) : idempotency,
     precondition: job === undefined ? false : typeof precondition === 'function' ? precondition(job) : precondition,
   });
@@ -241,7 +243,7 @@ export function jobRetries<T = unknown>(options: JobRetriesOptions<T> = {}): Job
     return wrapped;
   };
 
-  const onFailure = async (error: unknown, job: JobLike, attempt: number): Promise<unknown> => {
+  const onFailure = async (error: unknown, job: JobLike, attempt: number, startedAt: number): Promise<unknown> => {
     if (isUnrecoverable(error)) {
       emit(metrics, { type: 'permanent', attempt, reason: 'UnrecoverableError', error });
       return error;
@@ -272,7 +274,7 @@ export function jobRetries<T = unknown>(options: JobRetriesOptions<T> = {}): Job
         }
       }
     }
-    const decision = decideJobRetry(error, classification, facts(job, attempt), policy, {
+    const decision = decideJobRetry(error, classification, facts(job, attempt, startedAt), policy, {
       now: now(),
       budgetAllows: budget?.canRetry() ?? true,
     });
@@ -316,6 +318,7 @@ export function jobRetries<T = unknown>(options: JobRetriesOptions<T> = {}): Job
         if (attempt === 1) budget?.onAttempt(false);
         emit(metrics, { type: 'attempt', attempt });
         let value: R;
+        const startedAt = now();
         try {
           value = await processor(job, token, signal);
         } catch (error) {
@@ -324,7 +327,7 @@ export function jobRetries<T = unknown>(options: JobRetriesOptions<T> = {}): Job
             budget?.onTransientFailure();
             throw error;
           }
-          throw await onFailure(error, job, attempt);
+          throw await onFailure(error, job, attempt, startedAt);
         }
         budget?.onSuccess();
         emit(metrics, { type: 'success', attempt });

@@ -4,6 +4,7 @@
  * (`queue.rateLimit()` and `RateLimitError`) instead of each job burning an attempt.
  * @module
  */
+import { MAX_DELAY_MS } from '../backoff/backoff.js';
 import { RateLimitError } from 'bullmq';
 import { isRetryAfterError } from '../errors/retry-after-error.js';
 import { httpStatusOf, readRetryAfter } from '../retry/index.js';
@@ -90,7 +91,7 @@ export async function throttleQueue(
   const hint = hintOf(error, now());
   if (hint === undefined) return undefined;
   // Whole milliseconds, at least 1: rateLimit(0) would not pause at all.
-  const delay = Math.max(1, Math.ceil(Math.min(hint, maxDelay, 2 ** 31 - 1)));
+  const delay = Math.max(1, Math.ceil(Math.min(hint, maxDelay, MAX_DELAY_MS)));
   await queue.rateLimit(delay);
   return { error: new RateLimitError(), delay };
 }

@@ -8,6 +8,7 @@
  * request is built from the last message seen.
  * @module
  */
+import { MAX_DELAY_MS } from '../backoff/backoff.js';
 import { type ClientDuplexStream, type ClientReadableStream, status as Status, type StatusObject } from '@grpc/grpc-js';
 import { Observable, Subject } from 'rxjs';
 import { ConnectionManager } from '../connection-manager.js';
@@ -107,7 +108,7 @@ export class ResilientStream<Req, Res> {
         'redialer: option "request" is required: a function that builds the request from the last message',
       );
     const retryOn = checkStatuses(raw['retryOn']);
-    const minUptime = optionalNumber('minUptime', raw['minUptime'], 0, { min: 0, max: 2 ** 31 - 1 });
+    const minUptime = optionalNumber('minUptime', raw['minUptime'], 0, { min: 0, max: MAX_DELAY_MS });
     const managerOptions = without(options, 'open', 'request', 'retryOn');
     this.manager = new ConnectionManager<ResponseStream<Res>>({
       ...managerOptions,

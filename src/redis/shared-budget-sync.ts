@@ -4,6 +4,7 @@
  * long, the budget decides from its local fallback and says so (`mode`, `mode$`, metrics).
  * @module
  */
+import { MAX_DELAY_MS } from '../backoff/backoff.js';
 import { randomUUID } from 'node:crypto';
 import { BehaviorSubject, type Observable, type SchedulerLike, type Subscription, distinctUntilChanged } from 'rxjs';
 import { runGuarded } from '../errors/report-unhandled-error.js';
@@ -146,8 +147,8 @@ export function resolveSharedOptions(
     raw,
     redis: redis as RedisClientLike,
     key,
-    syncInterval: optionalNumber('syncInterval', raw['syncInterval'], 1000, { min: 1, max: 2 ** 31 - 1 }),
-    syncTimeout: optionalNumber('syncTimeout', raw['syncTimeout'], 1000, { min: 1, max: 2 ** 31 - 1 }),
+    syncInterval: optionalNumber('syncInterval', raw['syncInterval'], 1000, { min: 1, max: MAX_DELAY_MS }),
+    syncTimeout: optionalNumber('syncTimeout', raw['syncTimeout'], 1000, { min: 1, max: MAX_DELAY_MS }),
     id,
     scheduler: scheduler as SchedulerLike,
     meter: meter as MeterLike | undefined,

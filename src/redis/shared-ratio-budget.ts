@@ -3,6 +3,7 @@
  * `ratio` of the fleet's attempts over the window, plus `minRetries` per window for the whole fleet.
  * @module
  */
+import { MAX_DELAY_MS } from '../backoff/backoff.js';
 import { ratioBudget, type RatioBudget, type RatioBudgetOptions } from '../retry/index.js';
 import { optionalNumber } from '../validate.js';
 import { RATIO_SYNC } from './budget-scripts.js';
@@ -56,7 +57,7 @@ export function sharedRatioBudget(options: SharedRatioBudgetOptions): SharedRati
   const shared = resolveSharedOptions('sharedRatioBudget options', options);
   const { raw } = shared;
   const ratio = optionalNumber('ratio', raw['ratio'], 0.1, { min: 0, max: 1 });
-  const window = optionalNumber('window', raw['window'], 10_000, { min: 1, max: 2 ** 31 - 1 });
+  const window = optionalNumber('window', raw['window'], 10_000, { min: 1, max: MAX_DELAY_MS });
   const minRetries = optionalNumber('minRetries', raw['minRetries'], 10, { min: 0, integer: true });
   const buckets = optionalNumber('buckets', raw['buckets'], 10, { min: 1, max: 1000, integer: true });
   const fallback = ratioBudget({ ratio, window, minRetries, scheduler: shared.scheduler });

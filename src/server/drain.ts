@@ -3,7 +3,7 @@
  * a different time, so that the herd returns at the pace the server can take.
  * @module
  */
-import type { RandomSource } from '../backoff/backoff.js';
+import { MAX_DELAY_MS, type RandomSource } from '../backoff/backoff.js';
 import { checkOptionsObject, checkNumber, optionalFunction, optionalNumber } from '../validate.js';
 import { drainHint } from './herd-plan.js';
 
@@ -69,9 +69,9 @@ interface Resolved {
 function resolveDrain(options: DrainOptions): Resolved {
   const raw = checkOptionsObject('drain options', options);
   return {
-    expectedDowntime: checkNumber('expectedDowntime', raw['expectedDowntime'], { min: 0, max: 2 ** 31 - 1 }),
+    expectedDowntime: checkNumber('expectedDowntime', raw['expectedDowntime'], { min: 0, max: MAX_DELAY_MS }),
     capacity: checkNumber('capacity', raw['capacity'], { min: 1, max: 1e9 }),
-    closeTimeout: optionalNumber('closeTimeout', raw['closeTimeout'], 5000, { min: 0, max: 2 ** 31 - 1 }),
+    closeTimeout: optionalNumber('closeTimeout', raw['closeTimeout'], 5000, { min: 0, max: MAX_DELAY_MS }),
     random: optionalFunction('random', raw['random'], Math.random),
   };
 }

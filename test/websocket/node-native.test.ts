@@ -5,6 +5,12 @@
  * (support/native-suite.mjs) in a child process against real `ws` servers on 127.0.0.1: refused
  * attempts, a reconnect after the server drops the connection, the heartbeat; then the process must
  * exit by itself, since any timer, socket or listener left behind would keep it alive.
+ *
+ * The refused address is a port held by an open connection (holdRefusedPort), not one bound and
+ * closed: a closed port can be taken by any server started meanwhile (by this test, or by another
+ * file of a parallel run), and the script then connects to it. A server that closes with 4401 made
+ * the socket give up after one close, and Node exited with 13, saying nothing, while step 1 waited
+ * for three. The script now names the step it cannot finish (support/native-suite.mjs).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HeldPort, holdRefusedPort } from '../support/refused-port.js';
 import { type TestServer, startServer } from './support/ws-server.js';
 
 const SCRIPT = fileURLToPath(new URL('./support/native-suite.mjs', import.meta.url));
@@ -53,6 +60,30 @@ const RUNTIMES: { name: string; command: string[] | undefined }[] = [
   { name: 'Bun', command: bun === undefined ? undefined : [bun] },
 ];
 
+/** Runs the script under `command` against the three URLs: its exit code and output. */
+async function runSuite(
+  command: readonly string[],
+  bundle: string,
+  urls: readonly [refused: string, dropping: string, silent: string],
+): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
+  const [program, ...args] = command;
+  const child = spawn(program ?? '', [...args, SCRIPT, pathToFileURL(bundle).href, ...urls], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exitCode = await new Promise<number | null>((resolve) => {
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000); // a process kept alive by a leak
+    child.once('exit', (code) => {
+      clearTimeout(killer);
+      resolve(code);
+    });
+  });
+  return { exitCode, stdout, stderr };
+}
+
 interface Result {
   refused: { events: string[]; ms: number; cause: string };
   reconnect: { opens: number; states: string[]; code: number; readyState: number; url: string };
@@ -63,6 +94,7 @@ describe("on a runtime's own WebSocket", () => {
   let dir = '';
   let bundle = '';
   const servers: TestServer[] = [];
+  const held: HeldPort[] = [];
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'redialer-native-'));
@@ -80,6 +112,7 @@ describe("on a runtime's own WebSocket", () => {
 
   afterAll(async () => {
     for (const server of servers) await server.stop();
+    for (const port of held) await port.release();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -87,8 +120,8 @@ describe("on a runtime's own WebSocket", () => {
     it.skipIf(runtime.command === undefined)(
       `${runtime.name}: refused attempts end at once, a dropped connection comes back, a silent one is closed, the process exits by itself`,
       async () => {
-        const refused = await startServer();
-        await refused.stop();
+        const refused = await holdRefusedPort();
+        held.push(refused);
         const dropping = await startServer(0, (client, n) => {
           if (n === 1)
             client.once('message', () => {
@@ -98,27 +131,14 @@ describe("on a runtime's own WebSocket", () => {
         // Accepts the upgrade, then never answers (nor do its clients' pings get a reply).
         const silent = await startServer();
         servers.push(dropping, silent);
-        const [command, ...args] = runtime.command ?? [];
-        const child = spawn(
-          command ?? '',
-          [...args, SCRIPT, pathToFileURL(bundle).href, refused.url, dropping.url, silent.url],
-          {
-            stdio: ['ignore', 'pipe', 'pipe'],
-          },
-        );
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        const exitCode = await new Promise<number | null>((resolve) => {
-          const killer = setTimeout(() => child.kill('SIGKILL'), 30_000); // a process kept alive by a leak
-          child.once('exit', (code) => {
-            clearTimeout(killer);
-            resolve(code);
-          });
-        });
+        const { exitCode, stdout, stderr } = await runSuite(runtime.command ?? [], bundle, [
+          `ws://127.0.0.1:${String(refused.port)}/`,
+          dropping.url,
+          silent.url,
+        ]);
+        // The script's stderr says which step failed or hung, and what it saw.
+        expect(exitCode, `exit code ${String(exitCode)}; stderr: ${stderr || '(empty)'}`).toBe(0);
         expect(stderr).toBe('');
-        expect(exitCode).toBe(0);
         const result = JSON.parse(stdout) as Result;
         console.log(
           `${runtime.name}: 3 refused attempts in ${String(result.refused.ms)} ms; silent connection closed after ${String(result.heartbeat.after)} ms`,
@@ -140,4 +160,32 @@ describe("on a runtime's own WebSocket", () => {
       60_000,
     );
   }
+
+  // A server that closes every connection with 4401 where the script expects otherwise: the step
+  // can never finish, and says so at once (before, Node exited with 13 and said nothing).
+  it.each([
+    { url: 'refused', step: 'step 1 (three refused attempts)', why: 'accepted a connection' },
+    {
+      url: 'dropping',
+      step: 'step 2 (a dropped connection comes back, then closes)',
+      why: 'the socket gave up (permanent-failure)',
+    },
+  ])(`Node ${process.versions.node}: a $url URL that denies: $step is named on stderr`, async ({ url, step, why }) => {
+    const denying = await startServer(0, (client) => {
+      client.close(4401, 'denied');
+    });
+    servers.push(denying);
+    const refused = await holdRefusedPort();
+    held.push(refused);
+    const refusedUrl = `ws://127.0.0.1:${String(refused.port)}/`;
+    const { exitCode, stdout, stderr } = await runSuite(RUNTIMES[0]?.command ?? [], bundle, [
+      url === 'refused' ? denying.url : refusedUrl,
+      denying.url,
+      denying.url,
+    ]);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(`native-suite: ${step} failed: `);
+    expect(stderr).toContain(why);
+    expect(exitCode).toBe(1);
+  });
 });

@@ -19,6 +19,7 @@ import {
   classifyJobError,
 } from '../../src/bullmq/index.js';
 import { HttpResponseError, classify, tokenBucketBudget } from '../../src/retry/index.js';
+import { BROKEN_DELAYS, brokenPolicy } from '../support/broken-policy.js';
 
 const http = (status: number, headers: Record<string, string> = {}) =>
   new HttpResponseError({ status, headers: new Headers(headers) });
@@ -144,6 +145,7 @@ describe('the BullMQ strategy', () => {
     const events: string[] = [];
     const retries = jobRetries({
       backoff: constantBackoff(50),
+      now: () => 1000, // a fixed clock: the wait runs from the attempt's start, and no time passes here
       budget,
       metrics: { record: (e) => events.push(`${e.type}${e.type === 'give-up' ? `:${e.reason}` : ''}`) },
     });
@@ -215,26 +217,8 @@ describe('decideJobRetry follows the one backoff step and hint rule', () => {
     expect(decide(http(503, { 'retry-after': '2' }), job(1, { startedAt: 0 }))).toMatchObject({ delay: 2200 });
   });
 
-  it.each([
-    [
-      'throws',
-      (): unknown => {
-        throw new Error('bad policy');
-      },
-    ],
-    ['returns NaN', (): unknown => NaN],
-    ['returns Infinity', (): unknown => Infinity],
-  ])('a policy that %s is a policy-error decision, never a 0 ms retry', (_label, delayOf) => {
-    const broken = {
-      first: () => ({
-        get delay() {
-          return delayOf() as number;
-        },
-        next() {
-          return this;
-        },
-      }),
-    };
+  it.each(BROKEN_DELAYS)('a policy that %s is a policy-error decision, never a 0 ms retry', (_label, delayOf) => {
+    const broken = brokenPolicy(delayOf);
     const decision = decide(http(503), job(2), { backoff: broken });
     expect(decision.type).toBe('policy-error');
     expect(decision.type === 'policy-error' && isBackoffPolicyError(decision.error)).toBe(true);

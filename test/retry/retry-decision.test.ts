@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { constantBackoff, exponentialBackoff, isBackoffPolicyError, MAX_DELAY_MS } from '../../src/index.js';
 import { decideRetry, HttpResponseError, resolveRetryPolicy, type RetryPolicyOptions } from '../../src/retry/index.js';
 import { grpcError, systemError } from './support.js';
+import { BROKEN_DELAYS, brokenPolicy } from '../support/broken-policy.js';
 
 const policy = (options: RetryPolicyOptions = {}) =>
   resolveRetryPolicy({ random: () => 0.5, backoff: constantBackoff(1000), ...options });
@@ -133,31 +134,15 @@ describe('properties: hostile server hints never produce a NaN, infinite, negati
 });
 
 describe('decideRetry(): the one backoff step and hint rule', () => {
-  it.each([
-    [
-      'throws',
-      (): unknown => {
-        throw new Error('bad policy');
-      },
-    ],
-    ['returns NaN', (): unknown => NaN],
-    ['returns Infinity', (): unknown => Infinity],
-    ['returns a string', (): unknown => '10'],
-  ])('a policy that %s stops the loop with a BackoffPolicyError, never a wait', (_label, delayOf) => {
-    const broken = {
-      first: () => ({
-        get delay() {
-          return delayOf() as number;
-        },
-        next() {
-          return this;
-        },
-      }),
-    };
-    const decision = decide(systemError('ECONNRESET'), { backoff: broken });
-    expect(decision.type).toBe('policy-error');
-    expect(decision.type === 'policy-error' && isBackoffPolicyError(decision.error)).toBe(true);
-  });
+  it.each(BROKEN_DELAYS)(
+    'a policy that %s stops the loop with a BackoffPolicyError, never a wait',
+    (_label, delayOf) => {
+      const broken = brokenPolicy(delayOf);
+      const decision = decide(systemError('ECONNRESET'), { backoff: broken });
+      expect(decision.type).toBe('policy-error');
+      expect(decision.type === 'policy-error' && isBackoffPolicyError(decision.error)).toBe(true);
+    },
+  );
 
   it('a Retry-After of 1e30 s is cut to maxRetryAfter, and the detail says so', () => {
     const huge = new HttpResponseError({ status: 503, headers: { 'retry-after': `1${'0'.repeat(30)}` } });

@@ -9,6 +9,7 @@ import {
   memoryBreakerStore,
 } from '../../../src/retry/index.js';
 import { createVirtualClock } from '../../../src/testing/index.js';
+import { BROKEN_DELAYS, brokenPolicy } from '../../support/broken-policy.js';
 
 function record(states: { subscribe(fn: (s: BreakerSnapshot) => void): unknown }): BreakerSnapshot[] {
   const seen: BreakerSnapshot[] = [];
@@ -286,38 +287,23 @@ describe('circuitBreaker properties (fast-check, virtual time)', () => {
 });
 
 describe('circuitBreaker follows the one backoff step', () => {
-  it.each([
-    [
-      'throws',
-      (): unknown => {
-        throw new Error('bad policy');
-      },
-    ],
-    ['returns NaN', (): unknown => NaN],
-    ['returns Infinity', (): unknown => Infinity],
-  ])('a break policy that %s leaves the breaker open, with no probe, until reset()', (_label, delayOf) => {
-    const clock = createVirtualClock();
-    const broken = {
-      first: () => ({
-        get delay() {
-          return delayOf() as number;
-        },
-        next() {
-          return this;
-        },
-      }),
-    };
-    const breaker = circuitBreaker({ consecutiveFailures: 1, breakDuration: broken, scheduler: clock.scheduler });
-    fail(breaker.tryAcquire());
-    expect(breaker.snapshot).toMatchObject({ state: 'open', until: Infinity });
-    expect(isBackoffPolicyError((breaker.snapshot as { lastError?: unknown }).lastError)).toBe(true);
-    clock.advanceBy(3_600_000); // the old fallback was a 5 s break
-    expect(breaker.tryAcquire()).toBeUndefined();
-    expect(clock.pendingTimers()).toBe(0);
-    breaker.reset();
-    expect(breaker.snapshot.state).toBe('closed');
-    breaker.dispose();
-  });
+  it.each(BROKEN_DELAYS)(
+    'a break policy that %s leaves the breaker open, with no probe, until reset()',
+    (_label, delayOf) => {
+      const clock = createVirtualClock();
+      const broken = brokenPolicy(delayOf);
+      const breaker = circuitBreaker({ consecutiveFailures: 1, breakDuration: broken, scheduler: clock.scheduler });
+      fail(breaker.tryAcquire());
+      expect(breaker.snapshot).toMatchObject({ state: 'open', until: Infinity });
+      expect(isBackoffPolicyError((breaker.snapshot as { lastError?: unknown }).lastError)).toBe(true);
+      clock.advanceBy(3_600_000); // the old fallback was a 5 s break
+      expect(breaker.tryAcquire()).toBeUndefined();
+      expect(clock.pendingTimers()).toBe(0);
+      breaker.reset();
+      expect(breaker.snapshot.state).toBe('closed');
+      breaker.dispose();
+    },
+  );
 
   it('isolate() is shared through the store, as reset() is', () => {
     const clock = createVirtualClock();

@@ -11,6 +11,7 @@ import {
 } from '../../../src/retry/index.js';
 import { createVirtualClock, type VirtualClock } from '../../../src/testing/index.js';
 import { DEFAULT_ATTEMPT_SPACING, constantBackoff, isBackoffPolicyError, maxStartsIn } from '../../../src/index.js';
+import { BROKEN_DELAYS, brokenPolicy } from '../../support/broken-policy.js';
 
 const refused = (): Error => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
 const httpError = (status: number, headers: Record<string, string> = {}): Error =>
@@ -371,40 +372,24 @@ describe('failover() follows the one backoff step and hint rule', () => {
     expect(providers()[0]?.nextEligibleAt).toBe(1000); // started at 0: 1000 ms from the start, not 1400
   });
 
-  it.each([
-    [
-      'throws',
-      (): unknown => {
-        throw new Error('bad policy');
-      },
-    ],
-    ['returns NaN', (): unknown => NaN],
-    ['returns Infinity', (): unknown => Infinity],
-    ['returns a string', (): unknown => '5'],
-  ])('a policy that %s rejects the call with a BackoffPolicyError: no 0 ms retry', async (_label, delayOf) => {
-    const clock = createVirtualClock();
-    const broken = {
-      first: () => ({
-        get delay() {
-          return delayOf() as number;
-        },
-        next() {
-          return this;
-        },
-      }),
-    };
-    const a = provider(clock, 'a', 10, refused, { backoff: broken });
-    const b = provider(clock, 'b', 10, refused);
-    const send = failover([a.spec, b.spec], { scheduler: clock.scheduler, maxAttempts: 10 });
-    const call = send('x').catch((e: unknown) => e);
-    await clock.advanceByAsync(10);
-    const error = await call;
-    expect(isBackoffPolicyError(error)).toBe(true);
-    expect([a.calls.length, b.calls.length]).toEqual([1, 0]);
-    await clock.advanceByAsync(60_000);
-    expect([a.calls.length, b.calls.length]).toEqual([1, 0]);
-    expect(clock.pendingTimers()).toBe(0);
-  });
+  it.each(BROKEN_DELAYS)(
+    'a policy that %s rejects the call with a BackoffPolicyError: no 0 ms retry',
+    async (_label, delayOf) => {
+      const clock = createVirtualClock();
+      const broken = brokenPolicy(delayOf);
+      const a = provider(clock, 'a', 10, refused, { backoff: broken });
+      const b = provider(clock, 'b', 10, refused);
+      const send = failover([a.spec, b.spec], { scheduler: clock.scheduler, maxAttempts: 10 });
+      const call = send('x').catch((e: unknown) => e);
+      await clock.advanceByAsync(10);
+      const error = await call;
+      expect(isBackoffPolicyError(error)).toBe(true);
+      expect([a.calls.length, b.calls.length]).toEqual([1, 0]);
+      await clock.advanceByAsync(60_000);
+      expect([a.calls.length, b.calls.length]).toEqual([1, 0]);
+      expect(clock.pendingTimers()).toBe(0);
+    },
+  );
 
   it('a hint of 1e30 ms (or a pushback that says stop) is cut to maxRetryAfter', async () => {
     const clock = createVirtualClock();

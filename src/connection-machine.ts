@@ -417,7 +417,8 @@ function park<C>(m: MachineState<C>, env: MachineEnv, error: unknown, extra: Eff
 
 /**
  * A READY connection ended (lost, or closed by `idle()`). If it stayed up for minUptime, the backoff
- * resets; otherwise it counts as a failed attempt and the backoff keeps growing. A graceful end by
+ * resets; otherwise it counts as a failed attempt, the backoff keeps growing and the wait that attempt
+ * was given counts from the connection's end. A graceful end by
  * the server (GOAWAY NO_ERROR: a restart, an age rotation) before minUptime resets it only with the
  * grace credit, which a connection that lived minUptime earns and such a reset spends: a real restart
  * after a lived connection is forgiven once, a server that ends every connection gracefully at once
@@ -439,7 +440,10 @@ function connectionEnded<C>(
   const reconnects = !goIdle && env.autoReconnect;
   const final = giveUp(m, env, error, extra, reconnects && !stable);
   if (final !== undefined) return final;
-  let backoffAt = Math.max(env.now, m.deadline);
+  // A connection lost before minUptime is a failed attempt whose wait counts from its end, not from its
+  // start (as reconnecting-websocket and partysocket count it): a server that accepts and then drops
+  // connections gets one attempt per lifetime plus wait, never a reconnect at once.
+  let backoffAt = env.now + (m.deadline - m.attemptStartedAt);
   if (stable) {
     // Even after a reset, never start sooner than one fresh first wait after the last attempt began.
     const first = stepBackoff(env.backoff, undefined, env.random);

@@ -26,7 +26,8 @@ describe('reconnectSpread in the transition function', () => {
     // The hint is spread upwards by up to 20 % of itself (r 0.5: 8000 -> 8800).
     ['a server hint longer than the draw wins', 60_000, 10_000, 0.5, 8000, 68_800],
     ['the draw longer than a server hint wins', 60_000, 10_000, 0.9, 2000, 69_000],
-    ['a flap (under minUptime) keeps its backoff deadline when later', 500, 200, 1, undefined, 1000],
+    // A flap's wait (1000 ms, drawn at the attempt's start at 0) counts from its end at 500.
+    ['a flap (under minUptime) keeps its wait from its end when later', 500, 200, 1, undefined, 1500],
     ['a flap gets the spread when later than the deadline', 500, 10_000, 0.5, undefined, 5500],
   ] as const)('%s', (_label, at, spread, r, hint, expected) => {
     const error = hint === undefined ? new Error('lost') : retryAfter(new Error('1012'), hint);

@@ -65,6 +65,15 @@ describe('connection-schedule: the checker of the schedule invariant', () => {
     expect(scheduleViolations(trace(flapped(startsOf(allowed), 0, true)), FAST)).toEqual([]);
   });
 
+  it('REJECTS a reconnect at once after a connection that lived under minUptime: its wait counts from its end', () => {
+    // READY for 300 ms (longer than the 100 ms first wait), then lost: the next start is due 100 ms after the loss.
+    const atOnce = [...flapped([0], 300, false), ...refused([305])];
+    expect(scheduleViolations(trace(atOnce), FAST)[0]).toMatch(
+      /^attempt 2 at 305 ms: .*under 400 ms: the shortest wait after failure 1 of the cycle \(READY 300 ms, under minUptime 5000 ms\), from its end/,
+    );
+    expect(scheduleViolations(trace([...flapped([0], 300, false), ...refused([400])]), FAST)).toEqual([]);
+  });
+
   it('the grace credit: a connection that lived earns one reset for the next young graceful end, not two', () => {
     const lived: AttemptEnd = { kind: 'lost', readyAt: 0, at: 10_000, graceful: true };
     const young = (start: number): TracedAttempt => ({

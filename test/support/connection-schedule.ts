@@ -9,7 +9,7 @@
  *    consecutive failure. A connection READY for less than `minUptime` counts as a failure, also when
  *    the server ended it gracefully, unless a grace credit is there: the credit is earned when a
  *    connection ends after staying READY ≥ minUptime, and a graceful end before minUptime consumes it
- *    and resets the cycle. After any reset the next start is still ≥ the last start + the shortest
+ *    and resets the cycle. Such a failure's wait counts from the connection's end, not its start. After any reset the next start is still ≥ the last start + the shortest
  *    first delay. A server hint h (ms) puts the next start at ≥ the failure + min(h, ceiling); a hint
  *    of 0, a negative one, NaN or anything but a number asks for nothing. The floor on attempt starts
  *    (`attemptSpacing`: `burst` back to back, then one per `interval` ms) holds throughout.
@@ -174,10 +174,11 @@ interface Reading {
 
 /** The readings the rules allow for `a`, ended with `end`, from `cycle`. */
 function readings(a: TracedAttempt, end: AttemptEnd, cycle: Cycle, r: Resolved): Reading[] {
-  const failure = (why: string): Reading => {
+  // A failed attempt's wait counts from its start; a connection lost before minUptime's, from its end.
+  const failure = (why: string, from = a.start): Reading => {
     const k = cycle.k + 1;
     return {
-      earliest: a.start + r.shortest(k),
+      earliest: from + r.shortest(k),
       why: `the shortest wait after failure ${String(k)} of the cycle${why}`,
       cycle: { k, credit: cycle.credit },
     };
@@ -199,7 +200,8 @@ function readings(a: TracedAttempt, end: AttemptEnd, cycle: Cycle, r: Resolved):
       if (uptime >= r.minUptime) return [restart(true)];
       const list = [
         failure(
-          ` (READY ${ms(uptime)}, under minUptime ${ms(r.minUptime)}${end.graceful && !cycle.credit ? ', graceful, no credit' : ''})`,
+          ` (READY ${ms(uptime)}, under minUptime ${ms(r.minUptime)}${end.graceful && !cycle.credit ? ', graceful, no credit' : ''}), from its end`,
+          end.at,
         ),
       ];
       // Within the tolerance of minUptime the connection may have counted as stable; a graceful end

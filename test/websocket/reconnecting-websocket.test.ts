@@ -81,7 +81,8 @@ describe('backoff', () => {
       const s = h.socket.snapshot;
       if (s.state === 'TRANSIENT_FAILURE') h.clock.advanceTo(s.nextAttemptAt);
     }
-    expect(h.starts).toEqual([0, 1000, 2600, 5160, 9256]);
+    // Each wait (1 s, x1.6) counts from the end of the 10 ms the connection lasted.
+    expect(h.starts).toEqual([0, 1010, 2620, 5190, 9296]);
     expect(h.snapshots.filter((s) => s.state === 'READY').map((s) => s.attempt)).toEqual([1, 2, 3, 4]);
   });
 

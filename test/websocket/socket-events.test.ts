@@ -259,9 +259,11 @@ describe('heartbeat (virtual time, application pings)', () => {
     expect((error as Error).message).toMatch(/nothing for 1500 ms/);
     expect(first.closedWith).toEqual({ code: 4000, reason: 'heartbeat timeout' });
     expect(h.seen.at(-1)).toBe("close 4000 'heartbeat timeout' false rs=0 rc=2");
-    // Lost before minUptime: a failed attempt for the backoff, so attempt 3 waits 1.6 s from attempt 2's start.
-    expect(h.socket.snapshot).toMatchObject({ nextAttemptAt: 2600 });
-    h.clock.advanceTo(2600);
+    // Lost before minUptime: a failed attempt for the backoff, so attempt 3 waits 1.6 s from the loss.
+    expect(h.socket.snapshot).toMatchObject({ nextAttemptAt: 4100 });
+    h.clock.advanceTo(4099);
+    expect(h.fake.sockets).toHaveLength(2);
+    h.clock.advanceTo(4100);
     expect(h.fake.sockets).toHaveLength(3);
   });
 

@@ -26,7 +26,7 @@ export function openFeed(
     onMessage(String(event.data));
   };
   // Sent at once when open, else queued until the next connection: the result says which.
-  const status = socket.send('subscribe');
+  const status = socket.sendWithStatus('subscribe');
   log(`subscribe: ${status}`);
   return socket;
 }

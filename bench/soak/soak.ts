@@ -161,7 +161,7 @@ const sender = setInterval(() => {
     cursor = (cursor + 1) % managers;
     const seq = seqs[i]!;
     seqs[i] = seq + 1;
-    const status = clients[i]!.send(`${String(i)}:${String(seq)}`);
+    const status = clients[i]!.sendWithStatus(`${String(i)}:${String(seq)}`);
     counts.sent += 1;
     if (status === 'sent') counts.sentNow += 1;
     else if (status === 'queued') counts.queued += 1;

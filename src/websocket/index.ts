@@ -26,6 +26,7 @@ export {
   type CloseDecision,
   type ClosePolicy,
 } from './close-policy.js';
+export { CloseEvent, ErrorEvent } from './websocket-events.js';
 export { WebSocketCloseError, isWebSocketCloseError } from './websocket-close-error.js';
 export { HeartbeatTimeoutError, isHeartbeatTimeoutError } from './heartbeat-timeout-error.js';
 export type { HeartbeatOptions } from './heartbeat.js';
@@ -36,6 +37,7 @@ export {
   type ErrorEventLike,
   type Message,
   type MessageEventLike,
+  type ProtocolsProvider,
   type UrlProvider,
   type WebSocketConstructor,
   type WebSocketEventLike,

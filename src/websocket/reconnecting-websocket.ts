@@ -24,6 +24,7 @@ import { HeartbeatTimeoutError } from './heartbeat-timeout-error.js';
 import { toMessage } from './message-payload.js';
 import { OutboundQueue } from './outbound-queue.js';
 import { WebSocketCloseError } from './websocket-close-error.js';
+import { CloseEvent, ErrorEvent } from './websocket-events.js';
 import {
   type AnnouncedEvent,
   type Release,
@@ -42,6 +43,7 @@ import {
   type ErrorEventLike,
   type Message,
   type MessageEventLike,
+  type ProtocolsProvider,
   ReadyState,
   type UrlProvider,
   type WebSocketEventLike,
@@ -64,8 +66,9 @@ export interface PauseInfo {
 export type WebSocketSnapshot = ConnectionSnapshot<WebSocketLike> & { readonly pause: PauseInfo | undefined };
 
 /**
- * What `send()` did with a message: `sent` (handed to the open socket), `queued` (held until the
- * next open, or dropped with a `drop` event if the client closes first), `rejected` (not queued: a
+ * What `sendWithStatus()` did with a message: `sent` (handed to the open socket), `queued` (held
+ * until the next open, also across close() until reconnect() or `drainQueuedMessages()`; with
+ * `dropOnClose`, dropped with a `drop` event when the client closes), `rejected` (not queued: a
  * `drop` event has been dispatched with the reason).
  */
 export type SendStatus = 'sent' | 'queued' | 'rejected';
@@ -74,7 +77,7 @@ export type SendStatus = 'sent' | 'queued' | 'rejected';
 export type DropReason =
   /** Sent while not open and the queue was full (by count or by bytes). */
   | 'queue-full'
-  /** Queued when the client closed or gave up, or sent after that. */
+  /** With `dropOnClose`: queued when the client closed or gave up, or sent after that. */
   | 'closed';
 
 /** Dispatched once for each message that will never be sent. */
@@ -131,9 +134,6 @@ interface Registration {
 }
 type ListenerMap = Record<EventType, Registration[]>;
 
-/** The close event announced when the heartbeat finds a connection dead. */
-const HEARTBEAT_CLOSE = Object.freeze({ type: 'close', code: 4000, reason: 'heartbeat timeout', wasClean: false });
-
 /** What the socket's error event says, as the `cause` of the WebSocketCloseError it led to. */
 function errorCause(event: ErrorEventLike): unknown {
   if (event.error !== undefined) return event.error;
@@ -154,11 +154,12 @@ function checkCloseCode(code: number | undefined): void {
  * it only when read).
  */
 function traceOf(options: ResolvedWebSocketOptions): ((entry: TraceEntry) => void) | undefined {
-  const { trace, debug } = options;
+  const { trace, debug, debugLogger } = options;
   if (!debug) return trace;
+  const log = debugLogger ?? console.debug.bind(console);
   return (entry) => {
     trace?.(entry);
-    console.debug(`redialer/websocket ${entry.from} -> ${entry.to} (${entry.event}): ${entry.detail}`);
+    log(`redialer/websocket ${entry.from} -> ${entry.to} (${entry.event}): ${entry.detail}`);
   };
 }
 
@@ -214,7 +215,7 @@ export class ReconnectingWebSocket {
   readonly state$: Observable<WebSocketSnapshot>;
 
   readonly #url: UrlProvider | readonly string[];
-  readonly #protocols: string | string[] | undefined;
+  readonly #protocols: ProtocolsProvider | undefined;
   readonly #options: ResolvedWebSocketOptions;
   /** The subject behind `state$`, made from the first snapshot (the manager replays it at once). */
   readonly #subject: LatestSubject<WebSocketSnapshot>;
@@ -227,7 +228,9 @@ export class ReconnectingWebSocket {
   #current!: WebSocketSnapshot;
   #socket: WebSocketLike | undefined;
   #lastSocket: WebSocketLike | undefined;
-  #binaryType: string | undefined;
+  #warnedClosedSend = false;
+  /** Applied to every socket, as the peers do: 'blob' unless set (`ws` alone defaults to 'nodebuffer'). */
+  #binaryType = 'blob';
   #heartbeat: Heartbeat | undefined;
   /** The open socket that close() is closing, until its close event. */
   #lingering: WebSocketLike | undefined;
@@ -243,7 +246,7 @@ export class ReconnectingWebSocket {
    */
   constructor(
     url: UrlProvider | readonly string[],
-    protocols?: string | string[] | null,
+    protocols?: ProtocolsProvider,
     options?: ReconnectingWebSocketOptions,
   ) {
     const several = Array.isArray(url);
@@ -256,11 +259,19 @@ export class ReconnectingWebSocket {
         `redialer: url must be a string, a function returning one, or a non-empty array of strings, got ${typeof url}`,
       );
     }
-    if (protocols !== undefined && protocols !== null && typeof protocols !== 'string' && !Array.isArray(protocols)) {
-      throw new TypeError(`redialer: protocols must be a string or an array of strings, got ${typeof protocols}`);
+    if (
+      protocols !== undefined &&
+      protocols !== null &&
+      typeof protocols !== 'string' &&
+      typeof protocols !== 'function' &&
+      !Array.isArray(protocols)
+    ) {
+      throw new TypeError(
+        `redialer: protocols must be a string, an array of strings or a function returning one, got ${typeof protocols}`,
+      );
     }
     this.#url = url;
-    // reconnecting-websocket passes protocols only when given; null or an empty list means none.
+    // As in the peers, protocols are passed only when given: null or an empty list means none.
     this.#protocols =
       protocols === null || (Array.isArray(protocols) && protocols.length === 0) ? undefined : protocols;
     this.#options = resolveWebSocketOptions(options);
@@ -311,6 +322,15 @@ export class ReconnectingWebSocket {
     }
   }
 
+  /**
+   * Whether the client connects again by itself: false after close() or giving up, and before the
+   * first connect with `startClosed`, until reconnect() (partysocket's `shouldReconnect`).
+   */
+  get shouldReconnect(): boolean {
+    const snapshot = this.#current;
+    return snapshot.state !== 'SHUTDOWN' && !(snapshot.state === 'IDLE' && snapshot.pause === undefined);
+  }
+
   /** Bytes queued here plus the open socket's own `bufferedAmount`. */
   get bufferedAmount(): number {
     return this.#queue.bytes + (this.#socket?.bufferedAmount ?? 0);
@@ -336,9 +356,13 @@ export class ReconnectingWebSocket {
     return this.#lastSocket?.extensions ?? '';
   }
 
-  /** The binary type; set, it applies to the current socket and every later one. @defaultValue the socket's own ('blob' in browsers) */
+  /**
+   * The binary type of received binary messages; it applies to the current socket and every later
+   * one. @defaultValue 'blob', as in the browser and the peers (set 'arraybuffer', or with `ws`
+   * 'nodebuffer', for other types)
+   */
   get binaryType(): string {
-    return this.#lastSocket?.binaryType ?? this.#binaryType ?? 'blob';
+    return this.#lastSocket?.binaryType ?? this.#binaryType;
   }
 
   /** Sets the binary type of the current socket and of every socket opened later. */
@@ -349,17 +373,35 @@ export class ReconnectingWebSocket {
 
   /**
    * Sends `data` if the socket is open and nothing is queued before it; otherwise queues it for the
-   * next open, in order. A message that cannot be queued (the queue is full, or the client is closed)
-   * is rejected with a `drop` event: none is dropped silently. As with WebSocket, a value that is
-   * neither a string nor binary data is sent as its string (`send(42)` sends `'42'`).
+   * next open, in order. Returns `true` if it was handed to the open socket, `false` if it was queued
+   * or could not be (as partysocket's `send()`); {@link sendWithStatus} tells those apart. A message
+   * that cannot be queued gets a `drop` event: none is dropped silently. As with WebSocket, a value
+   * that is neither a string nor binary data is sent as its string (`send(42)` sends `'42'`).
    *
    * @throws TypeError when called without a message, or with a symbol; nothing is queued.
    */
-  send(data: Message): SendStatus {
+  send(data: Message): boolean {
     // WebSocket's send() tells send() from send(undefined).
     if (arguments.length === 0) throw new TypeError('redialer: send() needs a message, got no argument');
-    const message = toMessage(data);
-    if (this.#current.state === 'SHUTDOWN') return this.#drop(message, 'closed');
+    return this.#send(toMessage(data)) === 'sent';
+  }
+
+  /**
+   * `send()`, returning what became of the message: `'sent'` (handed to the open socket), `'queued'`
+   * (held for the next open) or `'rejected'` (not queued; a `drop` event has been dispatched).
+   *
+   * @throws TypeError when called without a message, or with a symbol; nothing is queued.
+   */
+  sendWithStatus(data: Message): SendStatus {
+    if (arguments.length === 0) throw new TypeError('redialer: sendWithStatus() needs a message, got no argument');
+    return this.#send(toMessage(data));
+  }
+
+  #send(message: Message): SendStatus {
+    if (this.#current.state === 'SHUTDOWN') {
+      if (this.#options.dropOnClose) return this.#drop(message, 'closed');
+      this.#warnClosedSend();
+    }
     const socket = this.#socket;
     if (socket?.readyState === ReadyState.OPEN && this.#queue.length === 0) {
       socket.send(message);
@@ -369,8 +411,29 @@ export class ReconnectingWebSocket {
   }
 
   /**
-   * Closes the socket (or abandons the attempt or the wait) and stops reconnecting. Every queued
-   * message is dropped with a `drop` event; no timer, listener or socket is left once the socket's
+   * Removes and returns the messages queued and not yet sent, oldest first: to hand them to another
+   * client, or to keep them, when this one is closed for good.
+   */
+  drainQueuedMessages(): Message[] {
+    return this.#queue.clear().map((item) => item.data);
+  }
+
+  /**
+   * A message sent after close() waits for reconnect() (as in partysocket); if the client is not used
+   * again it is never sent, which usually means a stale reference. Said once per close().
+   */
+  #warnClosedSend(): void {
+    if (this.#warnedClosedSend) return;
+    this.#warnedClosedSend = true;
+    console.warn(
+      'redialer/websocket: send() after close(): the message is queued and goes out only if reconnect() is called (drainQueuedMessages() takes it back; option dropOnClose refuses it instead)',
+    );
+  }
+
+  /**
+   * Closes the socket (or abandons the attempt or the wait) and stops reconnecting. Queued messages
+   * stay queued for `reconnect()` (`drainQueuedMessages()` takes them; with `dropOnClose` each gets
+   * a `drop` event instead); no timer, listener or socket is left once the socket's
    * close event has been delivered (an open socket's after its close handshake; a socket still
    * connecting is abandoned at once, with a close event of code 1006). `reconnect()` starts again.
    */
@@ -391,6 +454,7 @@ export class ReconnectingWebSocket {
    */
   reconnect(code?: number, reason?: string): void {
     checkCloseCode(code);
+    this.#warnedClosedSend = false;
     if (this.#current.state === 'SHUTDOWN') {
       this.#startSession();
       this.#manager.connect();
@@ -536,7 +600,7 @@ export class ReconnectingWebSocket {
     const paused = snapshot.state === 'IDLE' && snapshot.paused === true;
     this.#current = { ...snapshot, pause: paused ? { reason: 'offline' } : undefined };
     // Taken before the publish: a subscriber that restarts the socket queues for the new session.
-    const dropped = snapshot.state === 'SHUTDOWN' ? this.#queue.clear() : [];
+    const dropped = snapshot.state === 'SHUTDOWN' && this.#options.dropOnClose ? this.#queue.clear() : [];
     this.#publish(this.#current);
     for (const item of dropped) this.#drop(item.data, 'closed');
   }
@@ -570,7 +634,7 @@ export class ReconnectingWebSocket {
     return {
       created: (socket) => {
         this.#lastSocket = socket;
-        if (this.#binaryType !== undefined) socket.binaryType = this.#binaryType;
+        socket.binaryType = this.#binaryType;
       },
       opening: (socket, control) => {
         // With several URLs, the socket created first may have lost the race.
@@ -607,7 +671,7 @@ export class ReconnectingWebSocket {
       scheduler: this.#options.scheduler,
       random: this.#options.random,
       dead: (silence) => {
-        control.fail(new HeartbeatTimeoutError(silence), HEARTBEAT_CLOSE);
+        control.fail(new HeartbeatTimeoutError(silence), new CloseEvent(4000, 'heartbeat timeout', this, false));
       },
       report: (error) => {
         this.#report(error);
@@ -660,7 +724,7 @@ export class ReconnectingWebSocket {
     if (releasing?.kind === 'reconnect') {
       // As reconnecting-websocket: the old socket's close is dispatched now, and nothing more of it.
       const code = releasing.code ?? 1000;
-      const close: CloseEventLike = { type: 'close', code, reason: releasing.reason ?? '', wasClean: true };
+      const close = new CloseEvent(code, releasing.reason ?? '', this);
       return { mode: 'now', ...pick({ ...releasing, code }), events: [['close', close]] };
     }
     // The manager has already moved on when it lets go of an attempt (its state is set before its
@@ -668,11 +732,10 @@ export class ReconnectingWebSocket {
     const manager = this.#manager.snapshot;
     if (manager.state !== 'CONNECTING' && isConnectTimeoutError(manager.lastError)) {
       // reconnecting-websocket's TIMEOUT error, then a close.
-      const timeout = new Error('TIMEOUT');
       return {
         mode: 'now',
         events: [
-          ['error', { type: 'error', message: timeout.message, error: timeout }],
+          ['error', new ErrorEvent(new Error('TIMEOUT'), this)],
           ['close', abnormalClose('timeout')],
         ],
       };

@@ -8,12 +8,13 @@
 import { Observable } from 'rxjs';
 import type { Connector } from '../connector.js';
 import { permanent } from '../errors/permanent-error.js';
-import { describeSafely, readSafely } from '../errors/read-safely.js';
+import { readSafely } from '../errors/read-safely.js';
 import { describeValue } from '../validate.js';
 import {
   type CloseEventLike,
   type ErrorEventLike,
   type MessageEventLike,
+  type ProtocolsProvider,
   ReadyState,
   type UrlProvider,
   type WebSocketConstructor,
@@ -21,6 +22,7 @@ import {
   type WebSocketFactory,
   type WebSocketLike,
 } from './websocket-types.js';
+import { CloseEvent, ErrorEvent } from './websocket-events.js';
 
 /** An event for the application: dispatched once the manager has published the state it leads to. */
 export type AnnouncedEvent = readonly ['error', ErrorEventLike] | readonly ['close', CloseEventLike];
@@ -70,7 +72,7 @@ export interface SocketHooks {
 /** What the connector needs to open sockets. */
 export interface WebSocketConnectorConfig {
   readonly url: UrlProvider;
-  readonly protocols: string | string[] | undefined;
+  readonly protocols: ProtocolsProvider | undefined;
   readonly WebSocket: WebSocketConstructor;
   readonly hooks: SocketHooks;
 }
@@ -81,15 +83,25 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return typeof readSafely(value, 'then') === 'function';
 }
 
-/** The error event announced for an attempt that failed before it had a socket. */
-function errorEvent(error: unknown): ErrorEventLike {
-  const message = readSafely(error, 'message');
-  return { type: 'error', message: typeof message === 'string' ? message : describeSafely(error), error };
+/**
+ * The sub-protocols to open a socket with, from what the protocols provider gave: a string or a
+ * non-empty array of strings; undefined for none (null, undefined, an empty array or string, as the
+ * peers treat them); a TypeError for anything else.
+ */
+function toProtocols(value: unknown): string | string[] | undefined | TypeError {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.every((p) => typeof p === 'string')) {
+    return value.length === 0 ? undefined : (value);
+  }
+  return new TypeError(
+    `redialer: protocols must be a string, an array of strings or null, got ${describeValue(value)}`,
+  );
 }
 
 /** The close event announced when the socket reported an error and no close (yet). */
 export function abnormalClose(reason = ''): CloseEventLike {
-  return { type: 'close', code: 1006, reason, wasClean: false };
+  return new CloseEvent(1006, reason);
 }
 
 /** Closes `socket` unless it is already closing; `terminate` (ws) also drops the TCP connection at once. */
@@ -192,23 +204,48 @@ export function createWebSocketConnector(config: WebSocketConnectorConfig): Conn
         queueMicrotask(() => {
           if (ended || subscriber.closed) return;
           ended = true;
-          end(error, [['error', errorEvent(error)]]);
+          end(error, [['error', new ErrorEvent(error)]]);
         });
       };
 
-      const start = (url: unknown): void => {
+      /** Gives `then` the provider's answer, or the value itself; a provider that fails fails the attempt. */
+      const ask = (provider: unknown, then: (value: unknown) => void): void => {
+        if (ended || subscriber.closed) return;
+        if (typeof provider !== 'function') {
+          then(provider);
+          return;
+        }
+        let value: unknown;
+        try {
+          value = (provider as () => unknown)();
+        } catch (error) {
+          failEarly(error);
+          return;
+        }
+        if (isPromiseLike(value)) Promise.resolve(value).then(then, failEarly);
+        else then(value);
+      };
+
+      const start = (url: unknown, protocols: unknown): void => {
         if (ended || subscriber.closed) return;
         if (typeof url !== 'string') {
           failEarly(new TypeError(`redialer: the url provider must return a URL string, got ${describeValue(url)}`));
           return;
         }
+        const list = toProtocols(protocols);
+        if (list instanceof TypeError) {
+          failEarly(list);
+          return;
+        }
         try {
           const Factory = config.WebSocket as unknown as WebSocketFactory;
-          socket = config.protocols === undefined ? new Factory(url) : new Factory(url, config.protocols);
+          socket = list === undefined ? new Factory(url) : new Factory(url, list);
         } catch (error) {
-          // A URL (or protocol list) the WebSocket class refuses: retrying a fixed URL cannot fix it;
-          // a url provider's next answer may.
-          failEarly(typeof config.url === 'string' ? permanent(error) : error);
+          // A URL (or protocol list) the WebSocket class refuses: retrying fixed values cannot fix it;
+          // a provider's next answer may.
+          failEarly(
+            typeof config.url === 'string' && typeof config.protocols !== 'function' ? permanent(error) : error,
+          );
           return;
         }
         for (const [type, listener] of listeners) socket.addEventListener(type, listener);
@@ -217,21 +254,14 @@ export function createWebSocketConnector(config: WebSocketConnectorConfig): Conn
         hooks.created(socket);
       };
 
-      // A url provider that throws, rejects or answers something else than a string fails this
-      // attempt like a refused connection (retried on the backoff); a PermanentError stops.
-      const ask = (provider: Exclude<UrlProvider, string>): void => {
-        let url: unknown;
-        try {
-          url = provider();
-        } catch (error) {
-          failEarly(error);
-          return;
-        }
-        if (isPromiseLike(url)) Promise.resolve(url).then(start, failEarly);
-        else start(url);
-      };
-      if (typeof config.url === 'string') start(config.url);
-      else ask(config.url);
+      // A url or protocols provider that throws, rejects or answers something else than it should
+      // fails this attempt like a refused connection (retried on the backoff); a PermanentError stops.
+      // Plain values (and providers that answer at once) open the socket synchronously.
+      ask(config.url, (url) => {
+        ask(config.protocols, (protocols) => {
+          start(url, protocols);
+        });
+      });
 
       return () => {
         if (ended) return;

@@ -77,10 +77,19 @@ export interface ReconnectingWebSocketOptions {
   readonly maxEnqueuedMessages?: number;
   /** Most bytes held while the socket is not open (strings count in UTF-8). @defaultValue 1048576 */
   readonly maxEnqueuedBytes?: number;
+  /**
+   * Refuse messages once the client is closed: at close() (or giving up) each queued message gets a
+   * `drop` event with reason `'closed'`, and `send()` after that rejects. Without it, as in
+   * reconnecting-websocket and partysocket, they stay queued for `reconnect()` and
+   * `drainQueuedMessages()`. @defaultValue false
+   */
+  readonly dropOnClose?: boolean;
   /** Do not connect until `reconnect()` is called. @defaultValue false */
   readonly startClosed?: boolean;
-  /** Log every transition with `console.debug`. @defaultValue false */
+  /** Log every transition, one line each, to `debugLogger`. @defaultValue false */
   readonly debug?: boolean;
+  /** Where `debug` writes (partysocket's option). @defaultValue `console.debug` */
+  readonly debugLogger?: (...args: unknown[]) => void;
   /** Close codes after which the client stops reconnecting. @defaultValue [1008, 4401, 4403] */
   readonly permanentCloseCodes?: readonly number[];
   /**
@@ -88,6 +97,8 @@ export interface ReconnectingWebSocketOptions {
    * @defaultValue reconnect after every such close
    */
   readonly shouldReconnect?: (event: CloseEventLike) => boolean;
+  /** partysocket's name for `shouldReconnect`; give one or the other. */
+  readonly shouldReconnectOnClose?: (event: CloseEventLike) => boolean;
   /**
    * While `navigator.onLine === false`, park attempts (state IDLE, `pause.reason` 'offline') and
    * reconnect at once on `online`. @defaultValue true
@@ -169,8 +180,10 @@ export interface ResolvedWebSocketOptions {
   readonly maxRetryAfter: number;
   readonly maxEnqueuedMessages: number;
   readonly maxEnqueuedBytes: number;
+  readonly dropOnClose: boolean;
   readonly startClosed: boolean;
   readonly debug: boolean;
+  readonly debugLogger: ((...args: unknown[]) => void) | undefined;
   readonly permanentCloseCodes: readonly number[];
   readonly shouldReconnect: ((event: CloseEventLike) => boolean) | undefined;
   readonly pauseWhileOffline: boolean;
@@ -216,6 +229,20 @@ function resolveHeartbeat(value: unknown): HeartbeatConfig | undefined {
     ping: makePing === undefined ? undefined : () => toMessage(makePing()),
     isPong: optionalFunction('heartbeat.isPong', raw['isPong']),
   };
+}
+
+function resolveShouldReconnect(raw: Record<string, unknown>): ((event: CloseEventLike) => boolean) | undefined {
+  const ours = optionalFunction<(event: CloseEventLike) => boolean>('shouldReconnect', raw['shouldReconnect']);
+  const theirs = optionalFunction<(event: CloseEventLike) => boolean>(
+    'shouldReconnectOnClose',
+    raw['shouldReconnectOnClose'],
+  );
+  if (ours !== undefined && theirs !== undefined) {
+    throw new TypeError(
+      'redialer: options "shouldReconnect" and "shouldReconnectOnClose" are the same option; give one of them',
+    );
+  }
+  return ours ?? theirs;
 }
 
 function resolveCodes(value: unknown): readonly number[] {
@@ -302,10 +329,12 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
       min: 0,
       allowInfinity: true,
     }),
+    dropOnClose: optionalBoolean('dropOnClose', raw['dropOnClose'], false),
     startClosed: optionalBoolean('startClosed', raw['startClosed'], false),
     debug: optionalBoolean('debug', raw['debug'], false),
+    debugLogger: optionalFunction('debugLogger', raw['debugLogger']),
     permanentCloseCodes: resolveCodes(raw['permanentCloseCodes']),
-    shouldReconnect: optionalFunction('shouldReconnect', raw['shouldReconnect']),
+    shouldReconnect: resolveShouldReconnect(raw),
     pauseWhileOffline: optionalBoolean('pauseWhileOffline', raw['pauseWhileOffline'], true),
     retryOnVisible: optionalBoolean('retryOnVisible', raw['retryOnVisible'], true),
     visibleRetryThreshold: optionalNumber(

@@ -14,6 +14,14 @@ export type Message = string | ArrayBufferLike | Blob | ArrayBufferView;
  */
 export type UrlProvider = string | (() => string) | (() => Promise<string>);
 
+/**
+ * The sub-protocols to ask for: a string, an array of strings, or null for none; or a function
+ * returning one of those (or a Promise of one), asked before every attempt, as the url provider is
+ * (partysocket's ProtocolsProvider).
+ */
+export type ProtocolsProvider =
+  null | string | string[] | (() => string | string[] | null) | (() => Promise<string | string[] | null>);
+
 /** An event as a WebSocket delivers it; the adapter passes the socket's own events through. */
 export interface WebSocketEventLike {
   readonly type: string;

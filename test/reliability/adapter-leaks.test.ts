@@ -210,7 +210,7 @@ describe('adapters leave no handle behind', () => {
     const waiting = new ReconnectingWebSocket(`ws://127.0.0.1:${String(refused)}/`, undefined, options);
     await until(open.state$, (s) => s.state === 'READY');
     await until(waiting.state$, (s) => s.state === 'TRANSIENT_FAILURE');
-    expect(open.send('x')).toBe('sent');
+    expect(open.sendWithStatus('x')).toBe('sent');
     expect(attempting.snapshot.state).toBe('CONNECTING');
     const closed = new Promise((r) => {
       open.addEventListener('close', r);

@@ -58,7 +58,7 @@ function client(port: number, options: ReconnectingWebSocketOptions = {}) {
   socket.addEventListener('drop', (e) => drops.push(e));
   const statuses = new Map<string, SendStatus>();
   const send = (m: string): SendStatus => {
-    const status = socket.send(m);
+    const status = socket.sendWithStatus(m);
     statuses.set(m, status);
     return status;
   };

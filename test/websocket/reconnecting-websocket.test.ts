@@ -2,7 +2,7 @@
  * The adapter's rules on virtual time, with a scriptable WebSocket: backoff, the attempt cut, the
  * outbound queue, server-directed backoff, close codes, browser awareness and clean close.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isConnectTimeoutError, isPermanentError, isRetryAfterError, permanent } from '../../src/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import {
@@ -133,15 +133,15 @@ describe('backoff', () => {
 describe('outbound queue', () => {
   it('queues while not open and flushes in order on open, before any send from onopen', () => {
     const h = setup();
-    expect(h.socket.send('a')).toBe('queued');
-    expect(h.socket.send('b')).toBe('queued');
+    expect(h.socket.sendWithStatus('a')).toBe('queued');
+    expect(h.socket.sendWithStatus('b')).toBe('queued');
     expect(h.socket.bufferedAmount).toBe(2);
     h.socket.onopen = () => {
-      expect(h.socket.send('c')).toBe('sent');
+      expect(h.socket.sendWithStatus('c')).toBe('sent');
     };
     h.last().open();
     expect(h.last().sent).toEqual(['a', 'b', 'c']);
-    expect(h.socket.send('d')).toBe('sent');
+    expect(h.socket.sendWithStatus('d')).toBe('sent');
     expect(h.socket.bufferedAmount).toBe(0);
   });
 
@@ -174,7 +174,7 @@ describe('outbound queue', () => {
     'refuses what exceeds the %s bound, with a drop event, and keeps the order of the rest',
     (_label, options, messages, expected) => {
       const h = setup(options);
-      const statuses = messages.map((m) => h.socket.send(m));
+      const statuses = messages.map((m) => h.socket.sendWithStatus(m));
       expect(statuses).toEqual(expected);
       const rejected = messages.filter((_m, i) => statuses[i] === 'rejected');
       expect(rejected.length).toBeGreaterThan(0);
@@ -186,9 +186,9 @@ describe('outbound queue', () => {
 
   it('counts Blob, ArrayBuffer and typed arrays by their byte length', () => {
     const h = setup({ maxEnqueuedBytes: 10 });
-    expect(h.socket.send(new Uint8Array(4))).toBe('queued');
-    expect(h.socket.send(new ArrayBuffer(4))).toBe('queued');
-    expect(h.socket.send(new Blob(['abc']))).toBe('rejected');
+    expect(h.socket.sendWithStatus(new Uint8Array(4))).toBe('queued');
+    expect(h.socket.sendWithStatus(new ArrayBuffer(4))).toBe('queued');
+    expect(h.socket.sendWithStatus(new Blob(['abc']))).toBe('rejected');
     expect(h.socket.bufferedAmount).toBe(8);
   });
 
@@ -196,7 +196,7 @@ describe('outbound queue', () => {
     const h = setup();
     h.last().open();
     h.last().readyState = 2; // the server's close frame arrived; the close event has not yet
-    expect(h.socket.send('late')).toBe('queued');
+    expect(h.socket.sendWithStatus('late')).toBe('queued');
     h.last().finish(1006, '', false);
     h.clock.advanceBy(1000);
     h.last().open();
@@ -205,8 +205,34 @@ describe('outbound queue', () => {
 });
 
 describe('close() and clean-up', () => {
-  it('settles every queued message with a drop event, rejects later sends, and leaves no timer or listener', () => {
-    const h = setup();
+  it('keeps queued messages across close() for reconnect(), as the peers do; a send after close() warns once', () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const h = setup();
+      h.socket.send('a');
+      h.socket.close();
+      expect(h.drops).toEqual([]);
+      expect(h.socket.sendWithStatus('b')).toBe('queued');
+      expect(h.socket.send('c')).toBe(false);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0]?.[0])).toMatch(/send\(\) after close\(\).*reconnect\(\)/);
+      expect(h.socket.queuedMessages).toBe(3);
+      h.socket.reconnect();
+      h.last().open();
+      expect(h.last().sent).toEqual(['a', 'b', 'c']);
+      // A later close() warns again on its first send.
+      h.socket.close();
+      h.socket.send('d');
+      expect(warn).toHaveBeenCalledTimes(2);
+      expect(h.socket.drainQueuedMessages()).toEqual(['d']);
+      expect(h.socket.queuedMessages).toBe(0);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('with dropOnClose: settles every queued message with a drop event, rejects later sends, leaves no timer or listener', () => {
+    const h = setup({ dropOnClose: true });
     h.socket.send('a');
     h.socket.send('b');
     const closes: number[] = [];
@@ -216,7 +242,7 @@ describe('close() and clean-up', () => {
       ['a', 'closed'],
       ['b', 'closed'],
     ]);
-    expect(h.socket.send('c')).toBe('rejected');
+    expect(h.socket.sendWithStatus('c')).toBe('rejected');
     expect(h.drops.at(-1)).toMatchObject({ data: 'c', reason: 'closed' });
     expect(h.last().closedWith).toEqual({ code: 4000, reason: 'bye' });
     // Still connecting: abandoned at once, reported as WebSocket reports a failed connection (1006).
@@ -358,13 +384,23 @@ describe('close codes that stop, and shouldReconnect', () => {
     expect(seen).toEqual([1011, 4999]);
   });
 
-  it('maxRetries: gives up after that many retries, dropping what was queued', () => {
+  it('maxRetries: gives up after that many retries, keeping what was queued for reconnect()', () => {
     const h = setup({ maxRetries: 2 });
-    h.socket.send('never');
+    h.socket.send('kept');
     refuseAll(h, 60_000);
     expect(h.fake.sockets).toHaveLength(3);
     expect(h.socket.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
     expect((h.socket.snapshot.lastError as Error).message).toMatch(/maxRetries/);
+    expect(h.drops).toEqual([]);
+    expect(h.clock.pendingTimers()).toBe(0);
+    expect(h.socket.drainQueuedMessages()).toEqual(['kept']);
+  });
+
+  it('maxRetries with dropOnClose: gives up after that many retries, dropping what was queued', () => {
+    const h = setup({ maxRetries: 2, dropOnClose: true });
+    h.socket.send('never');
+    refuseAll(h, 60_000);
+    expect(h.socket.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
     expect(h.drops).toMatchObject([{ data: 'never', reason: 'closed' }]);
     expect(h.clock.pendingTimers()).toBe(0);
   });
@@ -479,10 +515,10 @@ describe('state$', () => {
     expect(first).toEqual(['CONNECTING', 'SHUTDOWN', 'IDLE', 'CONNECTING']);
     expect(second).toEqual(first);
     expect(h.snapshots.map((s) => s.state)).toEqual(first);
-    // The message queued before close() is dropped; the one sent for the new session is kept.
-    expect(h.drops.map((d) => d.data)).toEqual(['before']);
+    // The message queued before close() stays queued for the new session, ahead of the one sent for it.
+    expect(h.drops).toEqual([]);
     h.last().open();
-    expect(h.last().sent).toEqual(['after']);
+    expect(h.last().sent).toEqual(['before', 'after']);
   });
 });
 
@@ -512,7 +548,7 @@ describe('reconnect-websocket surface', () => {
     h.socket.close();
     h.socket.reconnect();
     expect(h.fake.sockets).toHaveLength(2);
-    expect(h.socket.send('again')).toBe('queued');
+    expect(h.socket.sendWithStatus('again')).toBe('queued');
     h.last().open();
     expect(h.last().sent).toEqual(['again']);
   });
@@ -521,7 +557,7 @@ describe('reconnect-websocket surface', () => {
     const h = setup({ startClosed: true });
     expect(h.fake.sockets).toHaveLength(0);
     expect(h.socket.readyState).toBe(ReconnectingWebSocket.CLOSED);
-    expect(h.socket.send('early')).toBe('queued');
+    expect(h.socket.sendWithStatus('early')).toBe('queued');
     h.socket.reconnect();
     h.last().open();
     expect(h.last().sent).toEqual(['early']);

@@ -201,7 +201,7 @@ describe('drop-in details', () => {
     h.socket.send('q2');
     const statuses: string[] = [];
     h.socket.state$.subscribe((s) => {
-      if (s.state === 'READY') statuses.push(h.socket.send('resubscribe'));
+      if (s.state === 'READY') statuses.push(h.socket.sendWithStatus('resubscribe'));
     });
     h.last().open();
     expect(statuses).toEqual(['sent']);
@@ -210,8 +210,8 @@ describe('drop-in details', () => {
 
   it('send() converts as WebSocket does: numbers and null become strings; no argument or a symbol throws and queues nothing', () => {
     const h = setup();
-    expect(h.socket.send(12345 as unknown as string)).toBe('queued');
-    expect(h.socket.send(null as unknown as string)).toBe('queued');
+    expect(h.socket.sendWithStatus(12345 as unknown as string)).toBe('queued');
+    expect(h.socket.sendWithStatus(null as unknown as string)).toBe('queued');
     expect(h.socket.bufferedAmount).toBe(9);
     const bare = h.socket.send.bind(h.socket) as unknown as () => unknown;
     expect(() => bare()).toThrow(/send\(\) needs a message/);

@@ -81,7 +81,7 @@ describe(`against a real ws server, on ${clientWebSocketName}`, () => {
     await nthReady(snapshots, socket, 2);
     expect(second.connections).toBe(1);
     expect(snapshots.map((s) => s.state)).toEqual(expect.arrayContaining(['READY', 'TRANSIENT_FAILURE', 'CONNECTING']));
-    expect(socket.send('after restart')).toBe('sent');
+    expect(socket.sendWithStatus('after restart')).toBe('sent');
     await waitForMessages(second, 1);
     expect(second.received).toEqual(['after restart']);
   });
@@ -113,7 +113,7 @@ describe(`against a real ws server, on ${clientWebSocketName}`, () => {
     const first = await server();
     const { socket, drops } = client(first.url, { maxEnqueuedMessages: 3 });
     const statuses = new Map<string, string>();
-    const send = (m: string) => statuses.set(m, socket.send(m));
+    const send = (m: string) => statuses.set(m, socket.sendWithStatus(m));
     for (const m of ['1', '2']) send(m); // before open: queued
     await until(socket, (s) => s.state === 'READY');
     for (const m of ['3', '4', '5']) send(m); // open: sent

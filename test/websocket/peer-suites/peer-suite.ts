@@ -47,7 +47,7 @@ export interface Subject {
 export const SUBJECTS: Readonly<Record<SubjectName, Subject>> = {
   'reconnecting-websocket': { name: 'reconnecting-websocket', Class: RWS, WebSocket: QuietWebSocket },
   partysocket: { name: 'partysocket', Class: Partysocket, WebSocket: ClientWebSocket },
-  redialer: { name: 'redialer', Class: ReconnectingWebSocket as unknown as SubjectClass, WebSocket: ClientWebSocket },
+  redialer: { name: 'redialer', Class: ReconnectingWebSocket, WebSocket: ClientWebSocket },
 };
 
 /** A subject that fails a test, and why. */

@@ -27,6 +27,7 @@ export {
   type ClosePolicy,
 } from './close-policy.js';
 export { CloseEvent, ErrorEvent } from './websocket-events.js';
+export type { Event, ListenersMap, Options, WebSocketEventMap } from './peer-types.js';
 export { WebSocketCloseError, isWebSocketCloseError } from './websocket-close-error.js';
 export { HeartbeatTimeoutError, isHeartbeatTimeoutError } from './heartbeat-timeout-error.js';
 export type { HeartbeatOptions } from './heartbeat.js';

@@ -92,7 +92,7 @@ function toProtocols(value: unknown): string | string[] | undefined | TypeError 
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value === 'string') return value;
   if (Array.isArray(value) && value.every((p) => typeof p === 'string')) {
-    return value.length === 0 ? undefined : (value);
+    return value.length === 0 ? undefined : value;
   }
   return new TypeError(
     `redialer: protocols must be a string, an array of strings or null, got ${describeValue(value)}`,

@@ -21,7 +21,7 @@ export class CloseEvent extends Event {
    * `target` is accepted for the peers' signature and ignored: an event's target is set when it is
    * dispatched.
    */
-  constructor(code = 1000, reason = "", _target?: unknown, wasClean = code !== 1006) {
+  constructor(code = 1000, reason = '', _target?: unknown, wasClean = code !== 1006) {
     super('close');
     this.code = code;
     this.reason = reason;

@@ -93,12 +93,13 @@ export interface ReconnectingWebSocketOptions {
   /** Close codes after which the client stops reconnecting. @defaultValue [1008, 4401, 4403] */
   readonly permanentCloseCodes?: readonly number[];
   /**
-   * Decides, for close codes that are neither permanent nor 1012/1013, whether to reconnect.
-   * @defaultValue reconnect after every such close
+   * Decides, for close codes that are neither permanent nor 1012/1013, whether to reconnect. (A
+   * method signature, so that a function typed for a richer close event, the DOM's or the peers'
+   * CloseEvent class, is accepted.) @defaultValue reconnect after every such close
    */
-  readonly shouldReconnect?: (event: CloseEventLike) => boolean;
+  shouldReconnect?(event: CloseEventLike): boolean;
   /** partysocket's name for `shouldReconnect`; give one or the other. */
-  readonly shouldReconnectOnClose?: (event: CloseEventLike) => boolean;
+  shouldReconnectOnClose?(event: CloseEventLike): boolean;
   /**
    * While `navigator.onLine === false`, park attempts (state IDLE, `pause.reason` 'offline') and
    * reconnect at once on `online`. @defaultValue true

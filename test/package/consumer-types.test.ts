@@ -68,6 +68,132 @@ manager.shutdown();
 export const checks = [isPermanentError, retry] as const;
 `;
 
+/**
+ * Application code written against partysocket 1.3's types (partysocket/ws), every part of its surface
+ * used the way such code uses it. It compiles against partysocket itself, and with the import line
+ * switched to redialer/websocket (the drop-in claim: switching is one import line).
+ */
+const PARTYSOCKET_APP = `
+import ReconnectingWebSocket, {
+  CloseEvent,
+  ErrorEvent,
+  type Message,
+  type Options,
+  type ProtocolsProvider,
+  type UrlProvider,
+  type WebSocketEventMap,
+} from 'partysocket/ws';
+
+const options: Options = {
+  WebSocket: globalThis.WebSocket,
+  maxReconnectionDelay: 10_000,
+  minReconnectionDelay: 1000,
+  reconnectionDelayGrowFactor: 1.3,
+  minUptime: 5000,
+  connectionTimeout: 4000,
+  maxRetries: 10,
+  maxEnqueuedMessages: 100,
+  startClosed: false,
+  debug: false,
+  debugLogger: (...args: any[]) => console.log(...args),
+  shouldReconnectOnClose: (event: CloseEvent) => event.code !== 4000,
+};
+const url: UrlProvider = async () => 'wss://example.test/feed';
+const protocols: ProtocolsProvider = async () => ['v2', 'v1'];
+export const ws = new ReconnectingWebSocket(url, protocols, options);
+new ReconnectingWebSocket('wss://example.test/');
+new ReconnectingWebSocket(() => 'wss://example.test/', null);
+new ReconnectingWebSocket('wss://example.test/', 'v1', {});
+
+ws.onopen = (event: Event) => console.log(event.type);
+ws.onmessage = (event: MessageEvent) => console.log(event.data);
+ws.onclose = (event: CloseEvent) => console.log(event.code, event.reason, event.wasClean);
+ws.onerror = (event: ErrorEvent) => console.log(event.message, event.error);
+ws.addEventListener('message', (event) => console.log(event.data));
+ws.addEventListener('close', (event) => console.log(event.code));
+ws.addEventListener('error', (event) => console.log(event.message));
+const onOpen = (): void => undefined;
+ws.addEventListener('open', onOpen, { once: true });
+ws.removeEventListener('open', onOpen);
+export const listener = (event: WebSocketEventMap['close']): number => event.code;
+
+const queue: Message[] = [];
+if (!ws.send('hello')) queue.push('hello');
+export const sent: boolean = ws.send(new Uint8Array([1, 2]));
+export const drained: Message[] = ws.drainQueuedMessages();
+export const should: boolean = ws.shouldReconnect;
+export const numbers: number[] = [
+  ws.readyState, ws.retryCount, ws.bufferedAmount, ws.CONNECTING, ws.OPEN, ws.CLOSING, ws.CLOSED,
+  ReconnectingWebSocket.CONNECTING, ReconnectingWebSocket.OPEN, ReconnectingWebSocket.CLOSING, ReconnectingWebSocket.CLOSED,
+];
+export const strings: string[] = [ws.url, ws.protocol, ws.extensions];
+ws.binaryType = 'arraybuffer';
+ws.close();
+ws.close(1000, 'bye');
+ws.reconnect();
+ws.reconnect(4000, 'switch');
+export const made = [new CloseEvent(1000, 'bye', ws), new ErrorEvent(new Error('x'), ws)];
+export function keep(socket: ReconnectingWebSocket): ReconnectingWebSocket { return socket; }
+`;
+
+/** The same for reconnecting-websocket 4.4's types. */
+const RWS_APP = `
+import ReconnectingWebSocket, {
+  type CloseEvent,
+  type ErrorEvent,
+  type Event,
+  type Message,
+  type Options,
+  type UrlProvider,
+} from 'reconnecting-websocket';
+
+const options: Options = {
+  WebSocket: globalThis.WebSocket,
+  maxReconnectionDelay: 10_000,
+  minReconnectionDelay: 1000,
+  reconnectionDelayGrowFactor: 1.3,
+  minUptime: 5000,
+  connectionTimeout: 4000,
+  maxRetries: 10,
+  maxEnqueuedMessages: 100,
+  startClosed: false,
+  debug: false,
+};
+const url: UrlProvider = () => Promise.resolve('wss://example.test/feed');
+export const ws = new ReconnectingWebSocket(url, ['v1'], options);
+new ReconnectingWebSocket('wss://example.test/', 'v1');
+new ReconnectingWebSocket('wss://example.test/', undefined, {});
+
+ws.onopen = (event: Event) => console.log(event.type);
+ws.onmessage = (event: MessageEvent) => console.log(event.data);
+ws.onclose = (event: CloseEvent) => console.log(event.code, event.reason, event.wasClean);
+ws.onerror = (event: ErrorEvent) => console.log(event.message, event.error);
+ws.addEventListener('message', (event: MessageEvent) => console.log(event.data));
+ws.addEventListener('close', (event: CloseEvent) => console.log(event.code));
+ws.addEventListener('open', (event: Event) => console.log(event.type));
+const onError = (event: ErrorEvent): void => console.log(event.message);
+ws.addEventListener('error', onError);
+ws.removeEventListener('error', onError);
+
+const pending: Message[] = [];
+pending.push('later');
+ws.send('hello');
+ws.send(new ArrayBuffer(2));
+export const numbers: number[] = [ws.readyState, ws.retryCount, ws.bufferedAmount, ReconnectingWebSocket.OPEN];
+export const strings: string[] = [ws.url, ws.protocol, ws.extensions];
+ws.binaryType = 'arraybuffer';
+ws.close(1000, 'bye');
+ws.reconnect(4000, 'switch');
+export function keep(socket: ReconnectingWebSocket): ReconnectingWebSocket { return socket; }
+`;
+
+/** `app` with its import of `peer` switched to redialer/websocket, and nothing else changed. */
+function switched(app: string, peer: string): string {
+  const line = `} from '${peer}';`;
+  if (!app.includes(line)) throw new Error(`the app does not import ${peer}`);
+  return app.replace(line, "} from 'redialer/websocket';");
+}
+
 interface Consumer {
   readonly name: string;
   readonly compilerOptions: Record<string, unknown>;
@@ -123,6 +249,30 @@ const CONSUMERS: readonly Consumer[] = [
       types: [],
     },
     files: { 'index.ts': USING },
+    links: ['rxjs'],
+  },
+  {
+    name: 'a partysocket 1.3 app, against partysocket itself (the code is valid partysocket code)',
+    compilerOptions: { ...strict, module: 'preserve', moduleResolution: 'bundler', lib: ['dom', 'es2022'], types: [] },
+    files: { 'index.ts': PARTYSOCKET_APP },
+    links: ['partysocket'],
+  },
+  {
+    name: 'the same partysocket app with its import switched to redialer/websocket',
+    compilerOptions: { ...strict, module: 'preserve', moduleResolution: 'bundler', lib: ['dom', 'es2022'], types: [] },
+    files: { 'index.ts': switched(PARTYSOCKET_APP, 'partysocket/ws') },
+    links: ['rxjs'],
+  },
+  {
+    name: 'a reconnecting-websocket 4.4 app, against reconnecting-websocket itself',
+    compilerOptions: { ...strict, module: 'preserve', moduleResolution: 'bundler', lib: ['dom', 'es2022'], types: [] },
+    files: { 'index.ts': RWS_APP },
+    links: ['reconnecting-websocket'],
+  },
+  {
+    name: 'the same reconnecting-websocket app with its import switched to redialer/websocket',
+    compilerOptions: { ...strict, module: 'preserve', moduleResolution: 'bundler', lib: ['dom', 'es2022'], types: [] },
+    files: { 'index.ts': switched(RWS_APP, 'reconnecting-websocket') },
     links: ['rxjs'],
   },
 ];

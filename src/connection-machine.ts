@@ -98,6 +98,11 @@ export interface MachineRules {
   /** The first reconnect after a lost READY connection waits U(0, reconnectSpread) more; 0: none. Optional: 0. */
   readonly reconnectSpread?: number;
   /**
+   * A connection lost after minUptime counts as the first failure of a new cycle: one first wait,
+   * from the loss, before reconnecting (the WebSocket peers' rule). Optional: false, reconnect at once.
+   */
+  readonly backoffAfterLoss?: boolean;
+  /**
    * The floor on the spacing of attempt starts, which no backoff or server hint can undercut.
    * @defaultValue {@link DEFAULT_ATTEMPT_SPACING} (5 back to back, then one per 100 ms)
    */
@@ -437,33 +442,49 @@ function connectionEnded<C>(
   const graceful = !lived && isGracefulEnd(error);
   const forgiven = graceful && m.graceCredit;
   const stable = lived || forgiven;
+  // With backoffAfterLoss a stable connection's loss is the first failure of the cycle it starts.
+  const lossCounts = stable && env.backoffAfterLoss === true;
   const reconnects = !goIdle && env.autoReconnect;
-  const final = giveUp(m, env, error, extra, reconnects && !stable);
+  const final = giveUp(
+    lossCounts ? { ...m, backoff: undefined } : m,
+    env,
+    error,
+    extra,
+    reconnects && (!stable || lossCounts),
+  );
   if (final !== undefined) return final;
   // A connection lost before minUptime is a failed attempt whose wait counts from its end, not from its
   // start (as reconnecting-websocket and partysocket count it): a server that accepts and then drops
   // connections gets one attempt per lifetime plus wait, never a reconnect at once.
   let backoffAt = env.now + (m.deadline - m.attemptStartedAt);
+  let cycle: Backoff | undefined;
   if (stable) {
-    // Even after a reset, never start sooner than one fresh first wait after the last attempt began.
     const first = stepBackoff(env.backoff, undefined, env.random);
     if (!first.ok) return policyFailed(m, env, first.error, extra);
-    backoffAt = Math.max(env.now, m.attemptStartedAt + first.delay, nextStartFloor(m, env));
+    // Even after a reset, never start sooner than one fresh first wait after the last attempt began;
+    // with backoffAfterLoss, one first wait after the loss.
+    backoffAt = Math.max(
+      lossCounts ? env.now + first.delay : env.now,
+      m.attemptStartedAt + first.delay,
+      nextStartFloor(m, env),
+    );
+    if (lossCounts) cycle = first.backoff;
   }
   const hint = hintOf(error, env);
   const at = hintedAt(m, hint, backoffAt, env);
   if (typeof at !== 'number') return policyFailed(m, env, at.failed, extra);
   let nextAttemptAt = at;
   const graceCredit = lived || (m.graceCredit && !forgiven);
-  const patch: Partial<MachineState<C>> = stable ? { backoff: undefined, graceCredit } : { graceCredit };
-  const attempt = stable ? 0 : m.snapshot.attempt;
+  const patch: Partial<MachineState<C>> = stable ? { backoff: cycle, graceCredit } : { graceCredit };
+  const attempt = lossCounts ? 1 : stable ? 0 : m.snapshot.attempt;
   const { now, minUptime, serverHints } = env;
   const why = (): string => {
     const under = `under minUptime ${String(minUptime)} ms`;
+    const reset = lossCounts ? 'backoff reset, the loss counts as its first failure' : 'backoff reset';
     const outcome = forgiven
-      ? 'ended gracefully by the server: backoff reset, grace credit spent'
+      ? `ended gracefully by the server: ${reset}, grace credit spent`
       : lived
-        ? 'backoff reset'
+        ? reset
         : graceful
           ? `ended gracefully by the server ${under}, no grace credit: counts as a failure`
           : `${under}: counts as a failure`;

@@ -74,6 +74,13 @@ export interface ConnectionManagerOptions<C> {
    */
   readonly reconnectSpread?: number;
   /**
+   * After a connection that stayed up `minUptime` is lost, wait one first backoff (measured from the
+   * loss) before reconnecting: the loss counts as the first failure of a new cycle, so `maxRetries`
+   * counts it too. This is what reconnecting-websocket and partysocket do; `false` reconnects at once,
+   * as gRPC does. @defaultValue false (`ReconnectingWebSocket`: true)
+   */
+  readonly backoffAfterLoss?: boolean;
+  /**
    * How a server's retry hint (a `RetryAfterError`: WebSocket close 1012/1013 with a delay, HTTP
    * 503 with Retry-After) counts. `'at-least'`: the next attempt waits at least the hint, longer if the
    * backoff says so. `'exact'`: it waits the hint itself, clamped into the backoff policy's
@@ -137,6 +144,7 @@ export const CONNECTION_DEFAULTS = Object.freeze({
   autoReconnect: true,
   maxRetries: Infinity,
   reconnectSpread: 0,
+  backoffAfterLoss: false,
   serverHints: 'at-least',
 });
 
@@ -268,6 +276,11 @@ export function resolveOptions<C>(options: ConnectionManagerOptions<C>): Resolve
       min: 0,
       max: MAX_DELAY_MS,
     }),
+    backoffAfterLoss: optionalBoolean(
+      'backoffAfterLoss',
+      raw['backoffAfterLoss'],
+      CONNECTION_DEFAULTS.backoffAfterLoss,
+    ),
     serverHints: optionalChoice('serverHints', raw['serverHints'], SERVER_HINT_MODES, CONNECTION_DEFAULTS.serverHints),
     maxRetryAfter: optionalNumber('maxRetryAfter', raw['maxRetryAfter'], defaultHintCeiling(backoff), {
       min: 0,

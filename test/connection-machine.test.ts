@@ -435,6 +435,41 @@ describe('maxRetries', () => {
   });
 });
 
+describe('backoffAfterLoss: the loss of a stable connection as the first failure of a new cycle', () => {
+  const lose = (m: M, now: number, over: Partial<MachineEnv>) =>
+    step(m, { type: 'ended', attemptId: m.attemptId, error: new Error('lost'), clean: false }, now, over);
+
+  it('off (gRPC): the backoff resets and the next attempt starts at once, attempt 0 of the new cycle', () => {
+    const lost = lose(inState('READY'), 10_000, {});
+    expect(lost.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 0, nextAttemptAt: 10_000 });
+    expect(lost.state.backoff).toBeUndefined();
+  });
+
+  it('on: one first wait from the loss, the cycle at its first step, attempt 1; the next wait is the second step', () => {
+    const on = { backoffAfterLoss: true };
+    const lost = lose(inState('READY'), 10_000, on);
+    expect(lost.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 1, nextAttemptAt: 11_000 });
+    expect(lost.state.backoff?.delay).toBe(1000);
+    expect(lost.detail).toMatch(/\(backoff reset, the loss counts as its first failure\); next attempt in 1000 ms/);
+    const retry = step(lost.state, { type: 'timer', at: 11_000 }, 11_000, on).state;
+    expect(retry.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 2 });
+    const failed = step(
+      retry,
+      { type: 'ended', attemptId: retry.attemptId, error: new Error('x'), clean: false },
+      11_010,
+      on,
+    );
+    expect(failed.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 2, nextAttemptAt: 12_600 });
+  });
+
+  it('on: maxRetries counts the loss, so maxRetries 0 gives up on it; a young loss is unchanged', () => {
+    const lost = lose(inState('READY'), 10_000, { backoffAfterLoss: true, maxRetries: 0 });
+    expect(lost.state.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
+    const young = lose(inState('READY'), 100, { backoffAfterLoss: true });
+    expect(young.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 1, nextAttemptAt: 1100 });
+  });
+});
+
 describe('a connection the server ended gracefully (the grace credit)', () => {
   const end = (m: M, now: number, error: unknown) =>
     step(m, { type: 'ended', attemptId: m.attemptId, error, clean: false }, now);

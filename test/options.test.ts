@@ -24,6 +24,7 @@ describe('ConnectionManager options', () => {
     [{ minConnectTimeout: 2 ** 31 }, RangeError, /"minConnectTimeout"/],
     [{ minUptime: Infinity }, RangeError, /"minUptime".*got Infinity/],
     [{ autoReconnect: 'yes' }, TypeError, /"autoReconnect" must be a boolean, got "yes"/],
+    [{ backoffAfterLoss: 1 }, TypeError, /"backoffAfterLoss" must be a boolean, got 1/],
     [{ maxRetries: -1 }, RangeError, /"maxRetries" must be/],
     [{ maxRetries: 1.5 }, RangeError, /"maxRetries" must be/],
     [{ random: 0.5 }, TypeError, /"random" must be a function, got 0.5/],

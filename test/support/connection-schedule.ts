@@ -9,8 +9,10 @@
  *    consecutive failure. A connection READY for less than `minUptime` counts as a failure, also when
  *    the server ended it gracefully, unless a grace credit is there: the credit is earned when a
  *    connection ends after staying READY ≥ minUptime, and a graceful end before minUptime consumes it
- *    and resets the cycle. Such a failure's wait counts from the connection's end, not its start. After any reset the next start is still ≥ the last start + the shortest
- *    first delay. A server hint h (ms) puts the next start at ≥ the failure + min(h, ceiling); a hint
+ *    and resets the cycle. Such a failure's wait counts from the connection's end, not its start.
+ *    After any reset the next start is still ≥ the last start + the shortest first delay (with
+ *    `backoffAfterLoss`, ≥ the loss + the shortest first delay, the loss being the new cycle's first
+ *    failure). A server hint h (ms) puts the next start at ≥ the failure + min(h, ceiling); a hint
  *    of 0, a negative one, NaN or anything but a number asks for nothing. The floor on attempt starts
  *    (`attemptSpacing`: `burst` back to back, then one per `interval` ms) holds throughout.
  * 2. Upper bound. No wait, from the end of an attempt to the next start (or to the end of the trace
@@ -87,6 +89,12 @@ export interface ScheduleRules {
   readonly reconnectSpread?: number | undefined;
   /** @defaultValue {@link DEFAULT_ATTEMPT_SPACING}; `{ interval: 0 }` for none */
   readonly attemptSpacing?: Partial<AttemptSpacing> | undefined;
+  /**
+   * The component counts the loss of a stable connection as the first failure of the cycle it
+   * starts (the manager's `backoffAfterLoss`): the next start is ≥ the loss + the shortest first
+   * delay, and the cycle goes on from one failure. @defaultValue false
+   */
+  readonly backoffAfterLoss?: boolean | undefined;
   /** The hint ceiling. @defaultValue max(backoff.bounds.max, 120 s) */
   readonly maxRetryAfter?: number | undefined;
   /** @defaultValue 1 */
@@ -116,6 +124,7 @@ interface Resolved {
   /** The longest wait allowed after any end. */
   readonly upper: number;
   readonly minUptime: number;
+  readonly backoffAfterLoss: boolean;
   readonly spacing: AttemptSpacing;
   readonly tolerance: number;
 }
@@ -135,6 +144,7 @@ function resolveRules(rules: ScheduleRules, count: number): Resolved {
     ceiling,
     upper: Math.max(longest, ceiling, floor) + (rules.reconnectSpread ?? 0) + tolerance,
     minUptime: rules.minUptime,
+    backoffAfterLoss: rules.backoffAfterLoss ?? false,
     spacing,
     tolerance,
   };
@@ -183,11 +193,18 @@ function readings(a: TracedAttempt, end: AttemptEnd, cycle: Cycle, r: Resolved):
       cycle: { k, credit: cycle.credit },
     };
   };
-  const restart = (credit: boolean): Reading => ({
-    earliest: a.start + r.shortest(1),
-    why: 'one shortest first wait after the last start (the cycle restarted)',
-    cycle: { k: 0, credit },
-  });
+  const restart = (credit: boolean): Reading =>
+    r.backoffAfterLoss && end.kind === 'lost'
+      ? {
+          earliest: end.at + r.shortest(1),
+          why: 'one shortest first wait after the loss (the cycle restarted with the loss as its first failure)',
+          cycle: { k: 1, credit },
+        }
+      : {
+          earliest: a.start + r.shortest(1),
+          why: 'one shortest first wait after the last start (the cycle restarted)',
+          cycle: { k: 0, credit },
+        };
   switch (end.kind) {
     case 'failed':
       return end.delegated === true

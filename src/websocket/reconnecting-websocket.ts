@@ -156,7 +156,7 @@ function checkCloseCode(code: number | undefined): void {
 function traceOf(options: ResolvedWebSocketOptions): ((entry: TraceEntry) => void) | undefined {
   const { trace, debug, debugLogger } = options;
   if (!debug) return trace;
-  const log = debugLogger ?? console.debug.bind(console);
+  const log = debugLogger ?? console.log.bind(console);
   return (entry) => {
     trace?.(entry);
     log(`redialer/websocket ${entry.from} -> ${entry.to} (${entry.event}): ${entry.detail}`);
@@ -228,12 +228,12 @@ export class ReconnectingWebSocket {
   #current!: WebSocketSnapshot;
   #socket: WebSocketLike | undefined;
   #lastSocket: WebSocketLike | undefined;
+  /** The socket that reconnect() let go of, while readyState may still report it (see readyState). */
+  #abandoned: WebSocketLike | undefined;
   #warnedClosedSend = false;
   /** Applied to every socket, as the peers do: 'blob' unless set (`ws` alone defaults to 'nodebuffer'). */
   #binaryType = 'blob';
   #heartbeat: Heartbeat | undefined;
-  /** The open socket that close() is closing, until its close event. */
-  #lingering: WebSocketLike | undefined;
   #stopWatching: (() => void) | undefined;
   /** Why the client is letting go of its socket (set around close() and reconnect()). */
   #releasing: ({ readonly kind: 'close' | 'reconnect' } & Omit<Release, 'mode' | 'events'>) | undefined;
@@ -288,38 +288,45 @@ export class ReconnectingWebSocket {
   }
 
   /**
-   * Retries in the current backoff cycle, counted as reconnecting-websocket counts them: the attempt
-   * number minus one while connecting or open; while waiting to retry (and so in the `error` and
-   * `close` events of a failed attempt), the number of the retry to come. 0 after a reset and while
-   * idle (also in the `close` event that `reconnect()` dispatches).
+   * Retries in the current backoff cycle, counted as the peers count them: the attempt number minus
+   * one while connecting, and while open until the connection has stayed up `minUptime` (then 0);
+   * while waiting to retry (and so in the `error` and `close` events of a failed attempt or a lost
+   * connection), the number of the retry to come. 0 after reconnect() and while idle.
    */
   get retryCount(): number {
     const snapshot = this.#current;
     if (snapshot.state === 'TRANSIENT_FAILURE') return snapshot.attempt;
-    return snapshot.state === 'IDLE' ? 0 : Math.max(0, snapshot.attempt - 1);
+    if (snapshot.state === 'IDLE') return 0;
+    // A connection that has stayed up minUptime has reset the count (it will reset the backoff).
+    if (snapshot.state === 'READY' && this.#options.scheduler.now() - snapshot.since >= this.#options.minUptime)
+      return 0;
+    return Math.max(0, snapshot.attempt - 1);
   }
 
   /**
    * CONNECTING (0) while connecting, waiting to retry or paused; OPEN (1) while connected; CLOSING
-   * (2) while an open socket closes after close() (and in the `close` event that reconnect() dispatches);
-   * CLOSED (3) before the first connect with `startClosed`, and after close() or giving up.
+   * (2) after reconnect() while the socket it let go of is still closing and the new one is not open
+   * (in its `close` event too), as in the peers; CLOSED (3) before the first connect with
+   * `startClosed`, and at once after close() or giving up (as partysocket 1.3).
    */
   get readyState(): number {
     const snapshot = this.#current;
     switch (snapshot.state) {
       case 'READY':
         return this.#socket?.readyState ?? ReadyState.OPEN;
-      case 'CONNECTING':
-      case 'TRANSIENT_FAILURE':
-        return ReadyState.CONNECTING;
-      case 'IDLE': {
-        if (snapshot.pause !== undefined) return ReadyState.CONNECTING;
-        // Within reconnect(), its close event shows the abandoned socket CLOSING, as reconnecting-websocket does.
-        return this.#lastSocket?.readyState === ReadyState.CLOSING ? ReadyState.CLOSING : ReadyState.CLOSED;
-      }
       case 'SHUTDOWN':
-        return this.#lingering === undefined ? ReadyState.CLOSED : ReadyState.CLOSING;
+        return ReadyState.CLOSED;
+      case 'IDLE':
+        if (snapshot.pause === undefined && !this.#closingAbandoned()) return ReadyState.CLOSED;
     }
+    return this.#closingAbandoned() ? ReadyState.CLOSING : ReadyState.CONNECTING;
+  }
+
+  /** Whether the socket that reconnect() let go of is still closing. */
+  #closingAbandoned(): boolean {
+    if (this.#abandoned?.readyState === ReadyState.CLOSING) return true;
+    this.#abandoned = undefined;
+    return false;
   }
 
   /**
@@ -426,7 +433,7 @@ export class ReconnectingWebSocket {
     if (this.#warnedClosedSend) return;
     this.#warnedClosedSend = true;
     console.warn(
-      'redialer/websocket: send() after close(): the message is queued and goes out only if reconnect() is called (drainQueuedMessages() takes it back; option dropOnClose refuses it instead)',
+      'redialer/websocket: send() was called after close(): the message is queued and goes out only if reconnect() is called (drainQueuedMessages() takes it back; option dropOnClose refuses it instead)',
     );
   }
 
@@ -557,6 +564,7 @@ export class ReconnectingWebSocket {
       backoff: options.backoff,
       minConnectTimeout: options.connectionTimeout,
       minUptime: options.minUptime,
+      backoffAfterLoss: options.backoffAfterLoss,
       maxRetries: options.maxRetries,
       serverHints: options.serverHints,
       maxRetryAfter: options.maxRetryAfter,
@@ -588,6 +596,7 @@ export class ReconnectingWebSocket {
   }
 
   #onSnapshot(snapshot: ConnectionSnapshot<WebSocketLike>): void {
+    if (snapshot.state === 'READY' || snapshot.state === 'SHUTDOWN') this.#abandoned = undefined;
     if (snapshot.state !== 'READY') {
       this.#socket = undefined;
       this.#heartbeat?.stop();
@@ -656,10 +665,6 @@ export class ReconnectingWebSocket {
         this.#announce(events);
       },
       released: (socket, opened) => this.#released(socket, opened),
-      closedLate: (event) => {
-        this.#lingering = undefined;
-        this.#emit('close', event);
-      },
     };
   }
 
@@ -713,19 +718,24 @@ export class ReconnectingWebSocket {
   #released(socket: WebSocketLike, opened: boolean): Release {
     const releasing = this.#releasing;
     if (releasing?.kind === 'close' && opened) {
-      // The close handshake runs; its close event is the socket's own.
-      this.#lingering = socket;
-      return { mode: 'late', ...pick(releasing), events: [] };
-    }
-    if (releasing?.kind === 'close') {
-      // A socket still connecting has no handshake to wait for (and Node 22's never fires close).
-      return { mode: 'now', ...pick(releasing), events: [['close', abnormalClose()]] };
-    }
-    if (releasing?.kind === 'reconnect') {
-      // As reconnecting-websocket: the old socket's close is dispatched now, and nothing more of it.
+      // As partysocket 1.3: the close event, with the code and reason given, is dispatched within
+      // close(), so that it is never lost to listeners detached right after, and never comes after a
+      // later reconnect()'s open. The socket finishes its close handshake by itself.
       const code = releasing.code ?? 1000;
       const close = new CloseEvent(code, releasing.reason ?? '', this);
-      return { mode: 'now', ...pick({ ...releasing, code }), events: [['close', close]] };
+      return { ...pick({ ...releasing, code }), events: [['close', close]] };
+    }
+    if (releasing?.kind === 'close') {
+      // A socket still connecting fails, as the WebSocket API says (1006; Node 22's never fires close).
+      return { ...pick(releasing), events: [['close', abnormalClose()]] };
+    }
+    if (releasing?.kind === 'reconnect') {
+      // As the peers: the old socket's close is dispatched now, and nothing more of it; readyState
+      // shows it CLOSING until it has closed or the new socket opens.
+      this.#abandoned = socket;
+      const code = releasing.code ?? 1000;
+      const close = new CloseEvent(code, releasing.reason ?? '', this);
+      return { ...pick({ ...releasing, code }), events: [['close', close]] };
     }
     // The manager has already moved on when it lets go of an attempt (its state is set before its
     // effects run): a cut at the deadline shows as a ConnectTimeoutError.
@@ -733,7 +743,6 @@ export class ReconnectingWebSocket {
     if (manager.state !== 'CONNECTING' && isConnectTimeoutError(manager.lastError)) {
       // reconnecting-websocket's TIMEOUT error, then a close.
       return {
-        mode: 'now',
         events: [
           ['error', new ErrorEvent(new Error('TIMEOUT'), this)],
           ['close', abnormalClose('timeout')],
@@ -741,7 +750,7 @@ export class ReconnectingWebSocket {
       };
     }
     // A socket that lost a race of several URLs (another one opened first): dropped quietly.
-    return { mode: 'now', events: [] };
+    return { events: [] };
   }
 
   #announce(events: readonly AnnouncedEvent[]): void {

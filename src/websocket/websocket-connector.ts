@@ -27,16 +27,15 @@ import { CloseEvent, ErrorEvent } from './websocket-events.js';
 /** An event for the application: dispatched once the manager has published the state it leads to. */
 export type AnnouncedEvent = readonly ['error', ErrorEventLike] | readonly ['close', CloseEventLike];
 
-/** How the adapter lets go of a live socket that the manager released. */
+/**
+ * How the adapter lets go of a live socket that the manager released: the socket is closed with
+ * `code` and `reason`, nothing more is heard from it, and `events` are announced in its place (the
+ * socket finishes its close handshake by itself).
+ */
 export interface Release {
   /** The close code and reason to close the socket with. */
   readonly code?: number;
   readonly reason?: string;
-  /**
-   * 'late': keep listening and report the socket's own `close` event when it comes (`close()`);
-   * 'now': stop listening at once and announce `events` instead (reconnect(), a cut attempt).
-   */
-  readonly mode: 'late' | 'now';
   readonly events: readonly AnnouncedEvent[];
 }
 
@@ -65,8 +64,6 @@ export interface SocketHooks {
   announce(events: readonly AnnouncedEvent[]): void;
   /** The manager let go of the live socket (cut, reconnect(), close()). */
   released(socket: WebSocketLike, opened: boolean): Release;
-  /** A released socket's own `close` event, for a 'late' release. */
-  closedLate(event: CloseEventLike): void;
 }
 
 /** What the connector needs to open sockets. */
@@ -95,7 +92,7 @@ function toProtocols(value: unknown): string | string[] | undefined | TypeError 
     return value.length === 0 ? undefined : value;
   }
   return new TypeError(
-    `redialer: protocols must be a string, an array of strings or null, got ${describeValue(value)}`,
+    `redialer: Invalid protocols from the protocols provider: expected a string, an array of strings or null, got ${describeValue(value)}`,
   );
 }
 
@@ -129,8 +126,6 @@ export function createWebSocketConnector(config: WebSocketConnectorConfig): Conn
       let opened = false;
       // Set once the attempt or connection has ended, by the socket or by the manager.
       let ended = false;
-      // Whether the socket's own close event is still wanted (a 'late' release).
-      let late = false;
 
       const end = (error: unknown, events: readonly AnnouncedEvent[]): void => {
         hooks.announce(events);
@@ -176,10 +171,7 @@ export function createWebSocketConnector(config: WebSocketConnectorConfig): Conn
         stopListening();
         socket?.removeEventListener('error', onError);
         socket?.removeEventListener('close', onClose);
-        if (late) {
-          late = false;
-          hooks.closedLate(event);
-        } else if (!ended) {
+        if (!ended) {
           ended = true;
           end(hooks.ended(event, undefined, opened), [['close', event]]);
         }
@@ -272,8 +264,7 @@ export function createWebSocketConnector(config: WebSocketConnectorConfig): Conn
           return;
         }
         const release = hooks.released(socket, opened);
-        if (release.mode === 'late') late = true;
-        else stopListening();
+        stopListening();
         closeSocket(socket, release.code, release.reason);
         hooks.announce(release.events);
       };

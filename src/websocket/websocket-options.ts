@@ -52,6 +52,13 @@ export interface ReconnectingWebSocketOptions {
    */
   readonly minUptime?: number;
   /**
+   * After a connection that stayed up `minUptime` is lost, wait `minReconnectionDelay` (from the
+   * loss) before reconnecting, as reconnecting-websocket and partysocket do; the loss counts as the
+   * first retry of a new cycle (`retryCount` 1, and for `maxRetries`). `false` reconnects at once, as
+   * gRPC does (the connection manager's `backoffAfterLoss`). @defaultValue true
+   */
+  readonly backoffAfterLoss?: boolean;
+  /**
    * The least time an attempt is given to open before it is cut (it is given more when the backoff
    * wait is longer, as gRPC's min connect timeout). @defaultValue 20000
    */
@@ -88,7 +95,7 @@ export interface ReconnectingWebSocketOptions {
   readonly startClosed?: boolean;
   /** Log every transition, one line each, to `debugLogger`. @defaultValue false */
   readonly debug?: boolean;
-  /** Where `debug` writes (partysocket's option). @defaultValue `console.debug` */
+  /** Where `debug` writes (partysocket's option). @defaultValue `console.log`, as in the peers */
   readonly debugLogger?: (...args: unknown[]) => void;
   /** Close codes after which the client stops reconnecting. @defaultValue [1008, 4401, 4403] */
   readonly permanentCloseCodes?: readonly number[];
@@ -175,6 +182,7 @@ export interface ResolvedWebSocketOptions {
   readonly maxDelay: number;
   readonly jitter: number;
   readonly minUptime: number;
+  readonly backoffAfterLoss: boolean;
   readonly connectionTimeout: number;
   readonly maxRetries: number;
   readonly serverHints: 'at-least' | 'exact';
@@ -310,6 +318,7 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
     maxDelay,
     jitter,
     minUptime: optionalNumber('minUptime', raw['minUptime'], d.minUptime, { min: 0, max: MAX_DELAY_MS }),
+    backoffAfterLoss: optionalBoolean('backoffAfterLoss', raw['backoffAfterLoss'], true),
     connectionTimeout: optionalNumber('connectionTimeout', raw['connectionTimeout'], d.connectionTimeout, {
       min: 0,
       max: MAX_DELAY_MS,

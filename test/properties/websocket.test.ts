@@ -203,8 +203,7 @@ const hooks: SocketHooks = {
     return opened && (close.code === 1000 || close.code === 1001) ? markGracefulEnd(failure) : failure;
   },
   announce: () => undefined,
-  released: () => ({ mode: 'now', events: [] }),
-  closedLate: () => undefined,
+  released: () => ({ events: [] }),
 };
 
 function runConnector(
@@ -275,6 +274,8 @@ function runReconnectingWebSocket(behaviours: readonly Behaviour[], delays: Dela
       jitter: delays.reconnectionDelayJitter,
     }),
     minUptime: delays.minUptime,
+    // The adapter's default: a stable connection's loss is the first failure of a new cycle.
+    backoffAfterLoss: true,
     // The documented clamp of a 1012/1013 hint.
     maxRetryAfter: delays.maxReconnectionDelay,
   };

@@ -82,7 +82,9 @@ describe('the protocols provider, asked before every attempt', () => {
       expect(h.fake.sockets).toHaveLength(0);
       expect(errors).toHaveLength(1);
       expect(errors[0]).toBeInstanceOf(ErrorEvent);
-      expect(errors[0]?.message).toMatch(/no token|protocols must be a string, an array of strings or null, got 42/);
+      expect(errors[0]?.message).toMatch(
+        /no token|Invalid protocols from the protocols provider: expected a string, an array of strings or null, got 42/,
+      );
       expect(h.socket.snapshot.state).toBe('TRANSIENT_FAILURE');
     }
   });

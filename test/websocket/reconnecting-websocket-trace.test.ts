@@ -68,7 +68,7 @@ describe('trace', () => {
 
   it('debug logs every transition without a trace', () => {
     const lines: string[] = [];
-    const spy = vi.spyOn(console, 'debug').mockImplementation((...args: unknown[]) => {
+    const spy = vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
       lines.push(args.join(' '));
     });
     try {

@@ -86,11 +86,30 @@ describe('backoff', () => {
     expect(h.snapshots.filter((s) => s.state === 'READY').map((s) => s.attempt)).toEqual([1, 2, 3, 4]);
   });
 
-  it('a connection that stayed up minUptime resets the backoff and the retry count', () => {
+  it('a connection that stayed up minUptime resets the backoff; its loss is retry 1 after one first wait, as in the peers', () => {
     const h = setup({ minUptime: 5000 });
     refuseAll(h, 2600);
     h.last().open();
     expect(h.socket.readyState).toBe(ReconnectingWebSocket.OPEN);
+    expect(h.socket.retryCount).toBe(2);
+    h.clock.advanceBy(5000);
+    expect(h.socket.retryCount).toBe(0); // up minUptime: the count is reset
+    h.clock.advanceBy(1000);
+    h.last().finish(1001, 'going away', true);
+    const lostAt = h.clock.now();
+    expect(h.socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 1, nextAttemptAt: lostAt + 1000 });
+    expect(h.socket.retryCount).toBe(1);
+    h.clock.advanceBy(1000);
+    expect(h.socket.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 2 });
+    expect(h.socket.retryCount).toBe(1);
+    h.last().fail(); // the next wait is the second step: 1.6 s
+    expect(h.socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: lostAt + 1000 + 1600 });
+  });
+
+  it('backoffAfterLoss: false reconnects at once after a stable connection, as gRPC does', () => {
+    const h = setup({ minUptime: 5000, backoffAfterLoss: false });
+    refuseAll(h, 2600);
+    h.last().open();
     h.clock.advanceBy(6000);
     h.last().finish(1001, 'going away', true);
     expect(h.socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 0 });
@@ -215,7 +234,7 @@ describe('close() and clean-up', () => {
       expect(h.socket.sendWithStatus('b')).toBe('queued');
       expect(h.socket.send('c')).toBe(false);
       expect(warn).toHaveBeenCalledTimes(1);
-      expect(String(warn.mock.calls[0]?.[0])).toMatch(/send\(\) after close\(\).*reconnect\(\)/);
+      expect(String(warn.mock.calls[0]?.[0])).toMatch(/send\(\) was called after close\(\).*reconnect\(\)/);
       expect(h.socket.queuedMessages).toBe(3);
       h.socket.reconnect();
       h.last().open();
@@ -266,13 +285,19 @@ describe('close() and clean-up', () => {
     expect(h.fake.sockets).toHaveLength(1);
   });
 
-  it('close() of an open socket shows CLOSING until its close event, then CLOSED', () => {
+  it('close() of an open socket dispatches its close event within close(), with its code and reason, and is CLOSED', () => {
     const h = setup();
     h.last().open();
-    h.socket.close();
-    expect(h.socket.readyState).toBe(ReconnectingWebSocket.CLOSING);
-    h.last().finish();
+    const closes: string[] = [];
+    h.socket.onclose = (e) =>
+      closes.push(`${String(e.code)} '${e.reason}' ${String(e.wasClean)} rs=${String(h.socket.readyState)}`);
+    h.socket.close(4000, 'bye');
+    expect(closes).toEqual(["4000 'bye' true rs=3"]);
     expect(h.socket.readyState).toBe(ReconnectingWebSocket.CLOSED);
+    expect(h.last().closedWith).toEqual({ code: 4000, reason: 'bye' });
+    // The socket's own close event, when its handshake ends, is not dispatched again.
+    h.last().finish(4000, 'bye', true);
+    expect(closes).toHaveLength(1);
     expect(h.last().listenerCount()).toBe(0);
   });
 
@@ -770,15 +795,15 @@ describe('failures before a socket exists', () => {
     expect(h.clock.pendingTimers()).toBe(0);
   });
 
-  it('debug logs every transition with console.debug', () => {
+  it('debug logs every transition with console.log, as the peers log', () => {
     const lines: unknown[] = [];
-    const original = console.debug;
-    console.debug = (...args: unknown[]) => lines.push(args.join(' '));
+    const original = console.log;
+    console.log = (...args: unknown[]) => lines.push(args.join(' '));
     try {
       const h = setup({ debug: true });
       h.last().open();
     } finally {
-      console.debug = original;
+      console.log = original;
     }
     expect(lines).toEqual([
       expect.stringMatching(/^redialer\/websocket IDLE -> CONNECTING \(connect\)/),
@@ -830,7 +855,8 @@ describe('herd options, as the connection manager has them', () => {
   }
 
   it('reconnectSpread: the first reconnect after a lost connection waits a draw in [0, reconnectSpread]', () => {
-    const spread = setup({ reconnectSpread: 2000 }); // random() is 0.5: a 1000 ms draw
+    // Without the first wait after a loss (backoffAfterLoss), to see the spread alone.
+    const spread = setup({ reconnectSpread: 2000, backoffAfterLoss: false }); // random() is 0.5: a 1000 ms draw
     loseStableConnection(spread);
     expect(spread.socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 11_000 });
     spread.clock.advanceTo(10_999);
@@ -838,10 +864,15 @@ describe('herd options, as the connection manager has them', () => {
     spread.clock.advanceTo(11_000);
     expect(spread.starts).toEqual([0, 11_000]);
 
-    const plain = setup();
+    const plain = setup({ backoffAfterLoss: false });
     loseStableConnection(plain);
     plain.clock.advanceBy(0);
     expect(plain.starts).toEqual([0, 10_000]);
+
+    // With it (the default), the spread comes on top of the first wait only where it is longer.
+    const both = setup({ reconnectSpread: 4000 }); // a 2000 ms draw, over the 1000 ms wait
+    loseStableConnection(both);
+    expect(both.socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 12_000 });
   });
 
   it('attemptSpacing: the floor under a 0 ms backoff is the one given', () => {

@@ -106,7 +106,8 @@ describe(`against a real ws server, on ${clientWebSocketName}`, () => {
     });
     const { socket, snapshots } = client(s.url, { minUptime: 0 });
     await nthReady(snapshots, socket, 4);
-    expect(snapshots.filter((x) => x.state === 'READY').map((x) => x.attempt)).toEqual([1, 1, 1, 1]);
+    // Each loss is the first failure of a new cycle (backoffAfterLoss), so each reconnect is attempt 2.
+    expect(snapshots.filter((x) => x.state === 'READY').map((x) => x.attempt)).toEqual([1, 2, 2, 2]);
   });
 
   it('delivers every message exactly once and in order across a restart, or reports it dropped', async () => {

@@ -9,12 +9,7 @@ import { expect } from 'vitest';
 import { type KnownDifference, peerSuite } from './peer-suite.js';
 import { clients, refusedUrl, settle, sleep, useGlobalWebSocket } from './partysocket-support.js';
 
-const known: Record<string, KnownDifference> = {
-  'should set shouldReconnect to false when close() is called': {
-    fails: 'redialer',
-    reason: 'no shouldReconnect getter (undefined, expected false)',
-  },
-};
+const known: Record<string, KnownDifference> = {};
 
 peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
   // Edge Cases - BinaryType

@@ -19,7 +19,6 @@ import {
   useGlobalWebSocket,
 } from './partysocket-support.js';
 
-
 const known: Record<string, KnownDifference> = {
   'getters when not ready': {
     fails: 'redialer',

@@ -7,7 +7,7 @@
  */
 import { expect } from 'vitest';
 import { type KnownDifference, peerSuite } from './peer-suite.js';
-import { clients, refusedUrl, settle, sleep, useGlobalWebSocket } from './partysocket-support.js';
+import { clients, refusedUrl, settle, sleep, useGlobalWebSocket } from './peer-support.js';
 
 const known: Record<string, KnownDifference> = {};
 

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { expect, vi } from 'vitest';
 import { startBlackHole } from '../support/ws-server.js';
 import { type KnownDifference, peerSuite } from './peer-suite.js';
-import { type AnyEvent, clients, refusedUrl, settle, sleep, useGlobalWebSocket } from './partysocket-support.js';
+import { type AnyEvent, clients, refusedUrl, settle, sleep, useGlobalWebSocket } from './peer-support.js';
 
 const known: Record<string, KnownDifference> = {
   'handles missing WebSocket constructor gracefully': {

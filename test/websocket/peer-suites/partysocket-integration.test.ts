@@ -17,7 +17,7 @@ import {
   textOf,
   until,
   useGlobalWebSocket,
-} from './partysocket-support.js';
+} from './peer-support.js';
 
 const known: Record<string, KnownDifference> = {};
 

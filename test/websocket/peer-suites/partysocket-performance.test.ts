@@ -10,15 +10,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { expect } from 'vitest';
 import { type KnownDifference, peerSuite } from './peer-suite.js';
-import {
-  type AnyEvent,
-  clients,
-  refusedUrl,
-  settle,
-  sleep,
-  textOf,
-  useGlobalWebSocket,
-} from './partysocket-support.js';
+import { type AnyEvent, clients, refusedUrl, settle, sleep, textOf, useGlobalWebSocket } from './peer-support.js';
 
 const known: Record<string, KnownDifference> = {};
 

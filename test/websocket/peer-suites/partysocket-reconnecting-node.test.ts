@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import { type KnownDifference, peerSuite } from './peer-suite.js';
-import { clients, recordingWebSocket, settle, useGlobalWebSocket } from './partysocket-support.js';
+import { clients, recordingWebSocket, settle, useGlobalWebSocket } from './peer-support.js';
 
 const known: Record<string, KnownDifference> = {};
 

@@ -7,9 +7,10 @@
  */
 import { expect, vi } from 'vitest';
 import { startBlackHole } from '../support/ws-server.js';
-import { type KnownDifference, peerSuite } from './peer-suite.js';
+import { type KnownDifference, type PeerTestContext, peerSuite } from './peer-suite.js';
 import {
   type AnyEvent,
+  type Client,
   asFunction,
   clients,
   recordingWebSocket,
@@ -17,7 +18,7 @@ import {
   settle,
   sleep,
   useGlobalWebSocket,
-} from './partysocket-support.js';
+} from './peer-support.js';
 
 const known: Record<string, KnownDifference> = {
   'getters when not ready': {
@@ -45,6 +46,70 @@ const known: Record<string, KnownDifference> = {
 /** Milliseconds a measured wait may exceed the planned one on a busy machine; it is never shorter. */
 const LATE = 50;
 const EARLY = 3;
+
+/** The three protocol tests: a client made with `args` after the URL opens with the URL and `protocol`. */
+async function opensWithProtocol(
+  context: PeerTestContext,
+  args: readonly [unknown, Record<string, unknown>?],
+  protocol: string,
+): Promise<void> {
+  useGlobalWebSocket(context);
+  const { make } = clients(context);
+  const s = await context.server();
+  await settle(5000, (done, _fail, guard) => {
+    const ws = make(s.url, ...args);
+    ws.addEventListener(
+      'open',
+      guard(() => {
+        expect(ws.url).toBe(s.url);
+        expect(ws.protocol).toBe(protocol);
+        ws.close();
+      }),
+    );
+    ws.addEventListener('close', () => {
+      done();
+    });
+  });
+}
+
+/**
+ * The round trip that 'start closed' and 'connect, send, receive, close' share (8 assertions): on
+ * open, send `text`; on its echo, close(1000, 'some reason'), which is permanent and dispatches its
+ * close event at once; then the close event.
+ */
+function echoThenClose(
+  ws: Client,
+  expected: { readonly url: string; readonly protocol: string; readonly text: string },
+  guard: <A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => void,
+  done: () => void,
+): void {
+  ws.addEventListener(
+    'open',
+    guard(() => {
+      expect(ws.protocol).toBe(expected.protocol);
+      expect(ws.readyState).toBe(ws.OPEN);
+      ws.send(expected.text);
+    }),
+  );
+  ws.addEventListener(
+    'message',
+    guard((msg: AnyEvent) => {
+      expect(msg.data).toEqual(new Blob([expected.text]));
+      ws.close(1000, 'some reason');
+      expect(ws.readyState).toBe(ws.CLOSED);
+    }),
+  );
+  ws.addEventListener(
+    'close',
+    guard((event: AnyEvent) => {
+      expect(ws.readyState).toBe(ws.CLOSED);
+      expect(ws.url).toBe(expected.url);
+      expect(event.reason).toBe('some reason');
+      expect(event.code).toBe(1000);
+      done();
+    }),
+  );
+}
 
 peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   test('throws if not created with `new`', (context) => {
@@ -155,66 +220,11 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     expect(s.connections).toBe(providers.length);
   });
 
-  test('websocket protocol', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
-    const anyProtocol = 'foobar';
-    await settle(5000, (done, _fail, guard) => {
-      const ws = make(s.url, anyProtocol);
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          expect(ws.url).toBe(s.url);
-          expect(ws.protocol).toBe(anyProtocol);
-          ws.close();
-        }),
-      );
-      ws.addEventListener('close', () => {
-        done();
-      });
-    });
-  });
+  test('websocket protocol', (context) => opensWithProtocol(context, ['foobar'], 'foobar'));
 
-  test('undefined websocket protocol', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
-    await settle(5000, (done, _fail, guard) => {
-      const ws = make(s.url, undefined, {});
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          expect(ws.url).toBe(s.url);
-          expect(ws.protocol).toBe('');
-          ws.close();
-        }),
-      );
-      ws.addEventListener('close', () => {
-        done();
-      });
-    });
-  });
+  test('undefined websocket protocol', (context) => opensWithProtocol(context, [undefined, {}], ''));
 
-  test('null websocket protocol', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
-    await settle(5000, (done, _fail, guard) => {
-      const ws = make(s.url, null, {});
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          expect(ws.url).toBe(s.url);
-          expect(ws.protocol).toBe('');
-          ws.close();
-        }),
-      );
-      ws.addEventListener('close', () => {
-        done();
-      });
-    });
-  });
+  test('null websocket protocol', (context) => opensWithProtocol(context, [null, {}], ''));
 
   test('websocket invalid protocolsProvider', async (context) => {
     // rewritten: they call the private `_getNextProtocols(() => /Hahaha/)` and expect a throw; here
@@ -506,33 +516,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
         guard(() => {
           expect(ws.readyState).toBe(ws.CLOSED);
           ws.reconnect();
-          ws.addEventListener(
-            'open',
-            guard(() => {
-              expect(ws.protocol).toBe(anyProtocol);
-              expect(ws.readyState).toBe(ws.OPEN);
-              ws.send(anyMessageText);
-            }),
-          );
-          ws.addEventListener(
-            'message',
-            guard((msg: AnyEvent) => {
-              expect(msg.data).toEqual(new Blob([anyMessageText]));
-              ws.close(1000, 'some reason');
-              // close() is permanent and dispatches its close event synchronously
-              expect(ws.readyState).toBe(ws.CLOSED);
-            }),
-          );
-          ws.addEventListener(
-            'close',
-            guard((event: AnyEvent) => {
-              expect(ws.readyState).toBe(ws.CLOSED);
-              expect(ws.url).toBe(s.url);
-              expect(event.reason).toBe('some reason');
-              expect(event.code).toBe(1000);
-              done();
-            }),
-          );
+          echoThenClose(ws, { url: s.url, protocol: anyProtocol, text: anyMessageText }, guard, done);
         }),
         100,
       );
@@ -553,32 +537,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     await settle(5000, (done, _fail, guard) => {
       const ws = make(s.url, anyProtocol, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
       expect(ws.readyState).toBe(ws.CONNECTING);
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          expect(ws.protocol).toBe(anyProtocol);
-          expect(ws.readyState).toBe(ws.OPEN);
-          ws.send(anyMessageText);
-        }),
-      );
-      ws.addEventListener(
-        'message',
-        guard((msg: AnyEvent) => {
-          expect(msg.data).toEqual(new Blob([anyMessageText]));
-          ws.close(1000, 'some reason');
-          expect(ws.readyState).toBe(ws.CLOSED);
-        }),
-      );
-      ws.addEventListener(
-        'close',
-        guard((event: AnyEvent) => {
-          expect(ws.readyState).toBe(ws.CLOSED);
-          expect(ws.url).toBe(s.url);
-          expect(event.reason).toBe('some reason');
-          expect(event.code).toBe(1000);
-          done();
-        }),
-      );
+      echoThenClose(ws, { url: s.url, protocol: anyProtocol, text: anyMessageText }, guard, done);
     });
   });
 

@@ -15,78 +15,23 @@
  */
 import { expect, vi } from 'vitest';
 import WS from 'ws';
-import { type HeldPort, holdRefusedPort } from '../../support/refused-port.js';
 import { ClientWebSocket } from '../support/client-websocket.js';
-import { startBlackHole } from '../support/ws-server.js';
-import { type KnownDifference, type PeerTestContext, type SubjectClass, peerSuite } from './peer-suite.js';
-
-/** The events as the tests read them: whichever subject dispatched them. */
-interface AnyEvent {
-  readonly type: string;
-  readonly message?: string;
-  readonly data?: unknown;
-  readonly code?: number;
-  readonly reason?: string;
-}
-type Handler = (event: AnyEvent) => void;
-type Listener = Handler | { handleEvent: Handler };
-
-/** The surface of reconnecting-websocket 4.4 that its suite uses. */
-interface Client {
-  readonly CONNECTING: number;
-  readonly OPEN: number;
-  readonly CLOSING: number;
-  readonly CLOSED: number;
-  readonly readyState: number;
-  readonly retryCount: number;
-  readonly bufferedAmount: number;
-  readonly url: string;
-  readonly protocol: string;
-  readonly extensions: string;
-  binaryType: string;
-  onopen: Handler | null;
-  onclose: Handler | null;
-  onmessage: Handler | null;
-  onerror: Handler | null;
-  addEventListener(type: string, listener: Listener): void;
-  removeEventListener(type: string, listener: Listener): void;
-  send(data: string): unknown;
-  close(code?: number, reason?: string): void;
-  reconnect(code?: number, reason?: string): void;
-}
+import { type TestServer, startBlackHole } from '../support/ws-server.js';
+import { type KnownDifference, type PeerTestContext, peerSuite } from './peer-suite.js';
+import {
+  type AnyEvent,
+  type Client,
+  clients,
+  recordingWebSocket,
+  refusedUrl,
+  sleep,
+  useGlobalWebSocket,
+} from './peer-support.js';
 
 /** Constructs a client of the subject and keeps it to be closed after the test. */
 function connect(ctx: PeerTestContext, url: unknown, protocols?: unknown, options?: Record<string, unknown>): Client {
-  const Class: SubjectClass = ctx.RWS;
-  return ctx.track(new Class(url, protocols, options) as Client);
+  return clients(ctx).make(url, protocols, options);
 }
-
-/** `global.WebSocket = value` for the test; undone after it. */
-function stubGlobalWebSocket(ctx: PeerTestContext, value: unknown): void {
-  vi.stubGlobal('WebSocket', value);
-  ctx.defer(() => vi.unstubAllGlobals());
-}
-
-/** A refused port on 127.0.0.1, held until the test ends; its `ws://` URL. */
-async function refusedWsUrl(ctx: PeerTestContext): Promise<string> {
-  const held: HeldPort = await holdRefusedPort();
-  ctx.defer(() => held.release());
-  return `ws://127.0.0.1:${String(held.port)}/`;
-}
-
-/** A subclass of `Base` that records every instance it makes (construction is a connection attempt). */
-function counting(Base: PeerTestContext['WebSocket']): { Class: PeerTestContext['WebSocket']; made: object[] } {
-  const made: object[] = [];
-  const Class = class extends (Base as unknown as new (...args: unknown[]) => object) {
-    constructor(...args: unknown[]) {
-      super(...args);
-      made.push(this);
-    }
-  } as unknown as PeerTestContext['WebSocket'];
-  return { Class, made };
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What a jest `done` test becomes. */
 interface Finish {
@@ -216,6 +161,77 @@ function scheduleVerdict(gaps: readonly number[], expected: readonly number[]): 
 const onWs = ClientWebSocket === WS;
 
 /** The differences observed, per test name; see the harness for how they run. */
+/**
+ * The three protocol tests: a client made with `args` after the URL opens at the server with the URL
+ * and `protocol`, is closed, and the test ends `wait` ms after the server has stopped.
+ */
+async function opensWithProtocol(
+  ctx: PeerTestContext,
+  args: readonly [unknown, Record<string, unknown>?],
+  protocol: string,
+  wait: number,
+): Promise<void> {
+  const s = await ctx.server();
+  useGlobalWebSocket(ctx, ctx.WebSocket);
+  const run = finish(ctx);
+  const ws = connect(ctx, s.url, ...args);
+  ws.addEventListener(
+    'open',
+    run.guard(() => {
+      expect(ws.url).toBe(s.url);
+      expect(ws.protocol).toBe(protocol);
+      ws.close();
+    }),
+  );
+  ws.addEventListener(
+    'close',
+    run.guard(() => {
+      void s.stop().then(() => {
+        run.doneAfter(wait);
+      });
+    }),
+  );
+  await run.promise;
+}
+
+/**
+ * The round trip that 'start closed' and 'connect, send, receive, close' share (6 assertions): on
+ * open, send `text`; on its echo, close(1000, ''), after which the socket is CLOSING; in the close
+ * event it is CLOSED; then the server stops.
+ */
+function echoThenClose(
+  ws: Client,
+  run: Finish,
+  s: TestServer,
+  expected: { readonly protocol: string; readonly text: string },
+): void {
+  ws.addEventListener(
+    'open',
+    run.guard(() => {
+      expect(ws.protocol).toBe(expected.protocol);
+      expect(ws.readyState).toBe(ws.OPEN);
+      ws.send(expected.text);
+    }),
+  );
+  ws.addEventListener(
+    'message',
+    run.guard((msg: AnyEvent) => {
+      expect(msg.data).toBe(expected.text);
+      ws.close(1000, '');
+      expect(ws.readyState).toBe(ws.CLOSING);
+    }),
+  );
+  ws.addEventListener(
+    'close',
+    run.guard(() => {
+      expect(ws.readyState).toBe(ws.CLOSED);
+      expect(ws.url).toBe(s.url);
+      void s.stop();
+      run.doneAfter(1000);
+    }),
+  );
+}
+
 /** The two peers disagree on close(): redialer follows partysocket 1.3 (its own suite's test). */
 const CLOSE_AT_ONCE =
   "readyState right after close() is 3 (CLOSED), expected 2: close() dispatches its close event before it returns and is CLOSED at once, as partysocket 1.3 does (this suite's close listener still sees CLOSED)";
@@ -263,35 +279,35 @@ const known: Record<string, KnownDifference> = {
 
 peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', known, (test) => {
   test('throws with invalid constructor', async (ctx) => {
-    const url = await refusedWsUrl(ctx);
-    stubGlobalWebSocket(ctx, undefined);
+    const url = await refusedUrl(ctx);
+    useGlobalWebSocket(ctx, null);
     expect(() => connect(ctx, url, undefined, { WebSocket: 123, maxRetries: 0 })).toThrow();
   });
 
   test('throws with missing constructor', async (ctx) => {
-    const url = await refusedWsUrl(ctx);
-    stubGlobalWebSocket(ctx, undefined);
+    const url = await refusedUrl(ctx);
+    useGlobalWebSocket(ctx, null);
     expect(() => connect(ctx, url, undefined, { maxRetries: 0 })).toThrow();
   });
 
   test('throws with non-constructor object', async (ctx) => {
-    const url = await refusedWsUrl(ctx);
-    stubGlobalWebSocket(ctx, {});
+    const url = await refusedUrl(ctx);
+    useGlobalWebSocket(ctx, {});
     expect(() => connect(ctx, url, undefined, { maxRetries: 0 })).toThrow();
   });
 
   test('throws if not created with `new`', async (ctx) => {
-    const url = await refusedWsUrl(ctx);
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    const url = await refusedUrl(ctx);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const call = ctx.RWS as unknown as (url: string, protocols: undefined) => unknown;
     expect(() => call(url, undefined)).toThrow(TypeError);
   });
 
   // rewritten: it read the private `_ws`; the global class, counting its instances, shows it was used.
   test('global WebSocket is used if available', async (ctx) => {
-    const url = await refusedWsUrl(ctx);
-    const { Class, made } = counting(ctx.WebSocket);
-    stubGlobalWebSocket(ctx, Class);
+    const url = await refusedUrl(ctx);
+    const { Class, made } = recordingWebSocket(ctx.WebSocket);
+    useGlobalWebSocket(ctx, Class);
     const run = finish(ctx);
     const ws = connect(ctx, url, undefined, { maxRetries: 0 });
     ws.onerror = run.guard(() => {
@@ -303,8 +319,8 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   test('getters when not ready', async (ctx) => {
-    const url = await refusedWsUrl(ctx);
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    const url = await refusedUrl(ctx);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const run = finish(ctx);
     const ws = connect(ctx, url, undefined, { maxRetries: 0 });
     // The peer's five checks, in one comparison, so that a failure shows every getter.
@@ -323,8 +339,8 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   test('debug on', async (ctx) => {
-    const url = await refusedWsUrl(ctx);
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    const url = await refusedUrl(ctx);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const logSpy = vi.spyOn(console, 'log').mockImplementation(() => undefined);
     // Not asserted on: keeps redialer's debug lines (console.debug) out of the test output.
     const debugSpy = vi.spyOn(console, 'debug').mockImplementation(() => undefined);
@@ -342,8 +358,8 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   test('debug off', async (ctx) => {
-    const url = await refusedWsUrl(ctx);
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    const url = await refusedUrl(ctx);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const logSpy = vi.spyOn(console, 'log').mockImplementation(() => undefined);
     ctx.defer(() => {
       logSpy.mockRestore();
@@ -359,9 +375,9 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
 
   // rewritten: it read the private `_ws`; the class passed, counting its instances, shows it was used.
   test('pass WebSocket via options', async (ctx) => {
-    const url = await refusedWsUrl(ctx);
-    stubGlobalWebSocket(ctx, undefined);
-    const { Class, made } = counting(ctx.WebSocket);
+    const url = await refusedUrl(ctx);
+    useGlobalWebSocket(ctx, null);
+    const { Class, made } = recordingWebSocket(ctx.WebSocket);
     const run = finish(ctx);
     const ws = connect(ctx, url, undefined, { WebSocket: Class, maxRetries: 0 });
     ws.onerror = run.guard(() => {
@@ -377,7 +393,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   // 123, is refused (the constructor throws, or an error event ends the attempt).
   test('URL provider', async (ctx) => {
     const s = await ctx.server();
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const providers: [string, unknown][] = [
       ['a string', s.url],
       ['a function', () => s.url],
@@ -411,82 +427,15 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     expect(s.connections).toBe(3);
   });
 
-  test('websocket protocol', async (ctx) => {
-    const anyProtocol = 'foobar';
-    const s = await ctx.server();
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
-    const ws = connect(ctx, s.url, anyProtocol);
-    ws.addEventListener(
-      'open',
-      run.guard(() => {
-        expect(ws.url).toBe(s.url);
-        expect(ws.protocol).toBe(anyProtocol);
-        ws.close();
-      }),
-    );
-    ws.addEventListener(
-      'close',
-      run.guard(() => {
-        void s.stop().then(() => {
-          run.doneAfter(500);
-        });
-      }),
-    );
-    await run.promise;
-  });
+  test('websocket protocol', (ctx) => opensWithProtocol(ctx, ['foobar'], 'foobar', 500));
 
-  test('undefined websocket protocol', async (ctx) => {
-    const s = await ctx.server();
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
-    const ws = connect(ctx, s.url, undefined, {});
-    ws.addEventListener(
-      'open',
-      run.guard(() => {
-        expect(ws.url).toBe(s.url);
-        expect(ws.protocol).toBe('');
-        ws.close();
-      }),
-    );
-    ws.addEventListener(
-      'close',
-      run.guard(() => {
-        void s.stop().then(() => {
-          run.doneAfter(500);
-        });
-      }),
-    );
-    await run.promise;
-  });
+  test('undefined websocket protocol', (ctx) => opensWithProtocol(ctx, [undefined, {}], '', 500));
 
-  test('null websocket protocol', async (ctx) => {
-    const s = await ctx.server();
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
-    const ws = connect(ctx, s.url, null, {});
-    ws.addEventListener(
-      'open',
-      run.guard(() => {
-        expect(ws.url).toBe(s.url);
-        expect(ws.protocol).toBe('');
-        ws.close();
-      }),
-    );
-    ws.addEventListener(
-      'close',
-      run.guard(() => {
-        void s.stop().then(() => {
-          run.doneAfter(100);
-        });
-      }),
-    );
-    await run.promise;
-  });
+  test('null websocket protocol', (ctx) => opensWithProtocol(ctx, [null, {}], '', 100));
 
   test('connection status constants', async (ctx) => {
-    const url = await refusedWsUrl(ctx);
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    const url = await refusedUrl(ctx);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const ws = connect(ctx, url, undefined, { maxRetries: 0 });
     const statics = ctx.RWS as unknown as Record<'CONNECTING' | 'OPEN' | 'CLOSING' | 'CLOSED', number>;
     expect(statics.CONNECTING).toBe(0);
@@ -501,8 +450,8 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   const maxRetriesTest = async (ctx: PeerTestContext, count: number): Promise<void> => {
-    const url = await refusedWsUrl(ctx);
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    const url = await refusedUrl(ctx);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const run = finish(ctx);
     const ws = connect(ctx, url, undefined, { maxRetries: count, maxReconnectionDelay: 200 });
     ws.addEventListener(
@@ -519,8 +468,8 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   test('max retries: 5', (ctx) => maxRetriesTest(ctx, 5));
 
   test('level0 event listeners are kept after reconnect', async (ctx) => {
-    const url = await refusedWsUrl(ctx);
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    const url = await refusedUrl(ctx);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const run = finish(ctx);
     const ws = connect(ctx, url, undefined, {
       maxRetries: 4,
@@ -548,7 +497,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   test('level2 event listeners', async (ctx) => {
     const anyProtocol = 'foobar';
     const s = await ctx.server();
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const run = finish(ctx);
     const ws = connect(ctx, s.url, anyProtocol, {});
     ws.addEventListener(
@@ -582,7 +531,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   test('level2 event listeners using object with handleEvent', async (ctx) => {
     const anyProtocol = 'foobar';
     const s = await ctx.server();
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const run = finish(ctx);
     const ws = connect(ctx, s.url, anyProtocol, {});
     ws.addEventListener('open', {
@@ -615,7 +564,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   test('connection timeout', async (ctx) => {
     const hole = await startBlackHole();
     ctx.defer(() => hole.stop());
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const run = finish(ctx);
     const ws = connect(ctx, `ws://127.0.0.1:${String(hole.port)}/`, undefined, {
       minReconnectionDelay: 50,
@@ -635,7 +584,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   test('getters', async (ctx) => {
     const anyProtocol = 'foobar';
     const s = await ctx.server();
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const run = finish(ctx);
     const ws = connect(ctx, s.url, anyProtocol, { maxReconnectionDelay: 100 });
     ws.addEventListener(
@@ -660,7 +609,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
 
   test('binaryType', async (ctx) => {
     const s = await ctx.server();
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const run = finish(ctx);
     const ws = connect(ctx, s.url, undefined, { minReconnectionDelay: 0 });
     expect(ws.binaryType).toBe('blob');
@@ -686,7 +635,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
 
   test('calling to close multiple times', async (ctx) => {
     const s = await ctx.server();
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const run = finish(ctx);
     const ws = connect(ctx, s.url, undefined, {});
     ws.addEventListener(
@@ -709,7 +658,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
 
   test('calling to reconnect when not ready', async (ctx) => {
     const s = await ctx.server();
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const run = finish(ctx);
     const ws = connect(ctx, s.url, undefined, {});
     ws.reconnect();
@@ -738,7 +687,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
         client.send(data, { binary: isBinary });
       });
     });
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     expect.assertions(8);
     const run = finish(ctx);
     const ws = connect(ctx, s.url, anyProtocol, {
@@ -750,31 +699,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     run.later(300, () => {
       expect(ws.readyState).toBe(ws.CLOSED);
       ws.reconnect();
-      ws.addEventListener(
-        'open',
-        run.guard(() => {
-          expect(ws.protocol).toBe(anyProtocol);
-          expect(ws.readyState).toBe(ws.OPEN);
-          ws.send(anyMessageText);
-        }),
-      );
-      ws.addEventListener(
-        'message',
-        run.guard((msg: AnyEvent) => {
-          expect(msg.data).toBe(anyMessageText);
-          ws.close(1000, '');
-          expect(ws.readyState).toBe(ws.CLOSING);
-        }),
-      );
-      ws.addEventListener(
-        'close',
-        run.guard(() => {
-          expect(ws.readyState).toBe(ws.CLOSED);
-          expect(ws.url).toBe(s.url);
-          void s.stop();
-          run.doneAfter(1000);
-        }),
-      );
+      echoThenClose(ws, run, s, { protocol: anyProtocol, text: anyMessageText });
     });
     await run.promise;
   });
@@ -787,36 +712,12 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
         client.send(data, { binary: isBinary });
       });
     });
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     expect.assertions(7);
     const run = finish(ctx);
     const ws = connect(ctx, s.url, anyProtocol, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
     expect(ws.readyState).toBe(ws.CONNECTING);
-    ws.addEventListener(
-      'open',
-      run.guard(() => {
-        expect(ws.protocol).toBe(anyProtocol);
-        expect(ws.readyState).toBe(ws.OPEN);
-        ws.send(anyMessageText);
-      }),
-    );
-    ws.addEventListener(
-      'message',
-      run.guard((msg: AnyEvent) => {
-        expect(msg.data).toBe(anyMessageText);
-        ws.close(1000, '');
-        expect(ws.readyState).toBe(ws.CLOSING);
-      }),
-    );
-    ws.addEventListener(
-      'close',
-      run.guard(() => {
-        expect(ws.readyState).toBe(ws.CLOSED);
-        expect(ws.url).toBe(s.url);
-        void s.stop();
-        run.doneAfter(1000);
-      }),
-    );
+    echoThenClose(ws, run, s, { protocol: anyProtocol, text: anyMessageText });
     await run.promise;
   });
 
@@ -828,7 +729,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
         client.send(data, { binary: isBinary });
       });
     });
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const totalRounds = 3;
     let currentRound = 0;
     // 3 opens x 2, 3 messages x 2 + 2 reconnects, 2 reconnect closes x 2 + the last close x 3
@@ -871,8 +772,8 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   // Without minReconnectionDelay, reconnecting-websocket waits its default 1-5 s (drawn once per
   // process), then 1.3 times that: up to 11.5 s before the third attempt.
   test('immediately-failed connection should not timeout', async (ctx) => {
-    const url = await refusedWsUrl(ctx);
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    const url = await refusedUrl(ctx);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const run = finish(ctx, 14_000);
     const ws = connect(ctx, url, undefined, { maxRetries: 2, connectionTimeout: 500 });
     ws.addEventListener(
@@ -887,8 +788,8 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   }, 16_000);
 
   test('immediately-failed connection with 0 maxRetries must not retry', async (ctx) => {
-    const url = await refusedWsUrl(ctx);
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    const url = await refusedUrl(ctx);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const run = finish(ctx);
     const ws = connect(ctx, url, [], {
       maxRetries: 0,
@@ -911,7 +812,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
 
   test('connect and close before establishing connection', async (ctx) => {
     const s = await ctx.server();
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const run = finish(ctx);
     const ws = connect(ctx, s.url, undefined, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
     ws.close(); // closing before establishing connection
@@ -932,8 +833,8 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   test('enqueue messages', async (ctx) => {
-    const url = await refusedWsUrl(ctx);
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    const url = await refusedUrl(ctx);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const run = finish(ctx);
     const ws = connect(ctx, url, undefined, { maxRetries: 0 });
     const count = 10;
@@ -947,8 +848,8 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   test('respect maximum enqueued messages', async (ctx) => {
-    const url = await refusedWsUrl(ctx);
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    const url = await refusedUrl(ctx);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const run = finish(ctx);
     const queueSize = 2;
     const ws = connect(ctx, url, undefined, { maxRetries: 0, maxEnqueuedMessages: queueSize });
@@ -985,7 +886,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
         }),
       );
     });
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const client = connect(ctx, s.url);
     clients.push(client);
     for (const m of messages) client.send(m);
@@ -1020,7 +921,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
       // i === max: will close from client side
       if (i > max) r.fail('unexpected connection');
     });
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const ws = connect(ctx, s.url, undefined, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
     let j = 0;
     ws.addEventListener(
@@ -1049,7 +950,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
       client.close(codes[i], String(codes[i]));
       i++;
     });
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const ws = connect(ctx, s.url, undefined, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
     ws.addEventListener(
       'close',
@@ -1071,8 +972,8 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   // as the time from one refused attempt's error event to the next (the first attempt at once), on
   // four clients at once: a client whose waits are jittered can land within the tolerance by chance.
   test('reconnection delay grow factor', async (ctx) => {
-    const url = await refusedWsUrl(ctx);
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    const url = await refusedUrl(ctx);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const run = finish(ctx, 9000);
     const expected = [100, 200, 400, 800, 1000, 1000];
     const clients = 4;
@@ -1123,7 +1024,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     const s = await ctx.server((client) => {
       accepted.push(client);
     });
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const ws = connect(ctx, s.url, [], {
       minReconnectionDelay: 100,
       maxReconnectionDelay: 2000,
@@ -1173,7 +1074,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
 
   test('reconnect after closing', async (ctx) => {
     const s = await ctx.server();
-    stubGlobalWebSocket(ctx, ctx.WebSocket);
+    useGlobalWebSocket(ctx, ctx.WebSocket);
     const run = finish(ctx);
     const ws = connect(ctx, s.url, undefined, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
     let i = 0;

@@ -1,8 +1,8 @@
 /**
- * What the re-expressed partysocket suites share beyond the harness (peer-suite.ts): the client
- * surface both subjects offer, typed as a test uses it; the runtime's WebSocket installed as the
- * global (partysocket's tests pass no `WebSocket` option, so the class comes from the global); a
- * refused URL on 127.0.0.1 in place of their unroutable addresses; and bounded waits.
+ * What the re-expressed peer suites share beyond the harness (peer-suite.ts): the client surface the
+ * subjects offer, typed as a test uses it; the runtime's WebSocket installed as the global (the
+ * peers' tests pass no `WebSocket` option, so the class comes from the global); a refused URL on
+ * 127.0.0.1 in place of their unroutable addresses; and bounded waits.
  */
 import { holdRefusedPort } from '../../support/refused-port.js';
 import type { PeerTestContext, SubjectClass } from './peer-suite.js';
@@ -19,7 +19,7 @@ export interface AnyEvent {
 type Handler = ((event: AnyEvent) => void) | null;
 type ListenerArg = ((event: AnyEvent) => void) | { handleEvent(event: AnyEvent): void };
 
-/** The surface of partysocket's ReconnectingWebSocket and redialer's, loosely typed on purpose. */
+/** The surface of the peers' ReconnectingWebSocket and redialer's, loosely typed on purpose. */
 export interface Client {
   readonly readyState: number;
   readonly retryCount: number;

@@ -405,9 +405,11 @@ export class ReconnectingWebSocket {
   }
 
   #send(message: Message): SendStatus {
-    if (this.#current.state === 'SHUTDOWN') {
+    const current = this.#current;
+    if (current.state === 'SHUTDOWN') {
       if (this.#options.dropOnClose) return this.#drop(message, 'closed');
-      this.#warnClosedSend();
+      // After close() (not after giving up, where a reconnect() is the expected next step).
+      if (current.reason === 'shutdown') this.#warnClosedSend();
     }
     const socket = this.#socket;
     if (socket?.readyState === ReadyState.OPEN && this.#queue.length === 0) {

@@ -418,7 +418,14 @@ describe('close codes that stop, and shouldReconnect', () => {
     expect((h.socket.snapshot.lastError as Error).message).toMatch(/maxRetries/);
     expect(h.drops).toEqual([]);
     expect(h.clock.pendingTimers()).toBe(0);
-    expect(h.socket.drainQueuedMessages()).toEqual(['kept']);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      expect(h.socket.sendWithStatus('also kept')).toBe('queued');
+      expect(warn).not.toHaveBeenCalled(); // the warning is for a send after close()
+    } finally {
+      warn.mockRestore();
+    }
+    expect(h.socket.drainQueuedMessages()).toEqual(['kept', 'also kept']);
   });
 
   it('maxRetries with dropOnClose: gives up after that many retries, dropping what was queued', () => {

@@ -112,10 +112,11 @@ describe('files whitelist', () => {
     });
     const [report] = JSON.parse(stdout) as [{ files: { path: string }[] }];
     const shipped =
-      /^(dist\/|docs\/[^/]+\.md$|examples\/|bench\/results\/[^/]+\.svg$|(README|BENCHMARKS|RELIABILITY)\.md$|LICENSE$|package\.json$)/;
+      /^(dist\/|docs\/[^/]+\.md$|examples\/|bench\/results\/[^/]+\.svg$|(README|BENCHMARKS|RELIABILITY|CHANGELOG)\.md$|LICENSE$|package\.json$)/;
     const outside = report.files.map((f) => f.path).filter((p) => !shipped.test(p));
     expect(outside).toEqual([]);
     expect(report.files.some((f) => f.path === 'dist/index.d.ts')).toBe(true);
+    expect(report.files.some((f) => f.path === 'CHANGELOG.md')).toBe(true);
   });
 });
 

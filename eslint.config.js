@@ -30,13 +30,13 @@ export default tseslint.config(
     // The core runs in browsers: it never imports Node built-ins or a transport.
     files: ['src/**/*.ts'],
     ignores: [
-      'src/grpc/**',
-      'src/cli/**',
+      'src/adapters/grpc/**',
+      'src/tools/cli/**',
       'src/testing/node.ts',
       'src/testing/fault-proxy.ts',
-      'src/bullmq/**',
-      'src/redis/**',
-      'src/react/**',
+      'src/toolkits/bullmq/**',
+      'src/toolkits/redis/**',
+      'src/adapters/react/**',
     ],
     rules: {
       'no-restricted-imports': [
@@ -51,7 +51,7 @@ export default tseslint.config(
             },
             {
               group: ['react', 'react/*', 'react-dom', 'react-dom/*'],
-              message: 'Only redialer/react (src/react/) imports React.',
+              message: 'Only redialer/react (src/adapters/react/) imports React.',
             },
           ],
         },
@@ -60,7 +60,7 @@ export default tseslint.config(
   },
   {
     // redialer/react runs in browsers and on servers that render React: React, rxjs and the core only.
-    files: ['src/react/**/*.ts'],
+    files: ['src/adapters/react/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -76,7 +76,7 @@ export default tseslint.config(
   },
   {
     // The retry toolkit takes an OpenTelemetry meter through a structural type; the package stays optional.
-    files: ['src/retry/**/*.ts'],
+    files: ['src/toolkits/retry/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -100,12 +100,12 @@ export default tseslint.config(
   {
     // The Node adapters: bullmq only in redialer/bullmq; redialer/redis types ioredis structurally.
     files: [
-      'src/grpc/**',
-      'src/cli/**',
+      'src/adapters/grpc/**',
+      'src/tools/cli/**',
       'src/testing/node.ts',
       'src/testing/fault-proxy.ts',
-      'src/redis/**',
-      'src/server/admission.ts',
+      'src/toolkits/redis/**',
+      'src/toolkits/server/admission.ts',
     ],
     rules: {
       'no-restricted-imports': [

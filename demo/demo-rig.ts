@@ -6,10 +6,10 @@
 import { Metadata, credentials } from '@grpc/grpc-js';
 import type { Subscription } from 'rxjs';
 import WebSocket from 'ws';
-import { ManagedChannel } from '../src/grpc/index.js';
+import { ManagedChannel } from '../src/adapters/grpc/index.js';
 import { grpcBackoff } from '../src/index.js';
 import { type Fault, type FaultProxy, startFaultProxy } from '../src/testing/node.js';
-import { ReconnectingWebSocket } from '../src/websocket/index.js';
+import { ReconnectingWebSocket } from '../src/adapters/websocket/index.js';
 import { ClientTrack } from './client-track.js';
 import { type DemoServer, createPingerClient, startGrpcServer, startWebSocketServer } from './demo-servers.js';
 import type { ClientId, FaultName, TimelineEntry } from './live-protocol.js';

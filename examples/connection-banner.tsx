@@ -13,7 +13,7 @@ import {
   type StateSource,
   useConnectionStatus,
   useRetryCountdown,
-} from '../src/react/index.js';
+} from '../src/adapters/react/index.js';
 
 /** Props of {@link ConnectionBanner}. */
 export interface ConnectionBannerProps {

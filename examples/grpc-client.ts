@@ -14,7 +14,7 @@ import {
   credentials,
   makeGenericClientConstructor,
 } from '@grpc/grpc-js';
-import { ManagedChannel } from '../src/grpc/index.js';
+import { ManagedChannel } from '../src/adapters/grpc/index.js';
 
 // A one-method service with JSON messages, so that the example needs no .proto file. A generated
 // client (grpc-tools, ts-proto, @grpc/proto-loader) takes `channelOverride` the same way.

@@ -5,7 +5,7 @@
  * In your project: `import { ReconnectingWebSocket } from 'redialer/websocket';`
  */
 import WebSocket from 'ws';
-import { ReconnectingWebSocket } from '../src/websocket/index.js';
+import { ReconnectingWebSocket } from '../src/adapters/websocket/index.js';
 
 /** Opens a reconnecting socket to `url`; every message goes to `onMessage`. Call `close()` when done. */
 export function openFeed(

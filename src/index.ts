@@ -2,7 +2,7 @@
  * redialer: gRPC's connection-backoff protocol as an observable connection state machine.
  * @module redialer
  */
-export { ConnectivityState, TRANSITIONS, isAllowedTransition } from './connectivity-state.js';
+export { ConnectivityState, TRANSITIONS, isAllowedTransition } from './core/connectivity-state.js';
 export type {
   ConnectionSnapshot,
   IdleSnapshot,
@@ -11,9 +11,13 @@ export type {
   TransientFailureSnapshot,
   ShutdownSnapshot,
   ShutdownReason,
-} from './connection-snapshot.js';
-export type { Connector, AttemptContext } from './connector.js';
-export { ConnectionManager, createConnectionManager, type WaitForStateChangeOptions } from './connection-manager.js';
+} from './core/connection-snapshot.js';
+export type { Connector, AttemptContext } from './core/connector.js';
+export {
+  ConnectionManager,
+  createConnectionManager,
+  type WaitForStateChangeOptions,
+} from './core/connection-manager.js';
 export {
   connectionStatus,
   connectionEvents,
@@ -23,8 +27,8 @@ export {
   type ConnectionStatusOptions,
   type ConnectionEvent,
   type StatusSnapshot,
-} from './connection-status.js';
-export { CONNECTION_DEFAULTS, type ConnectionManagerOptions, type TraceEntry } from './connection-options.js';
+} from './core/connection-status.js';
+export { CONNECTION_DEFAULTS, type ConnectionManagerOptions, type TraceEntry } from './core/connection-options.js';
 export { type Backoff, type BackoffPolicy, type RandomSource, MAX_DELAY_MS } from './backoff/backoff.js';
 export {
   grpcBackoff,
@@ -46,7 +50,7 @@ export {
   maxStartsIn,
   type StartCredit,
 } from './backoff/attempt-spacing.js';
-export { unrefScheduler } from './unref-scheduler.js';
+export { unrefScheduler } from './internal/unref-scheduler.js';
 export { ConnectTimeoutError, isConnectTimeoutError } from './errors/connect-timeout-error.js';
 export { PermanentError, isPermanentError, permanent } from './errors/permanent-error.js';
 export { BackoffPolicyError, isBackoffPolicyError } from './errors/backoff-policy-error.js';
@@ -54,7 +58,7 @@ export { isGracefulEnd, markGracefulEnd } from './errors/graceful-end.js';
 export { ShutdownError, isShutdownError } from './errors/shutdown-error.js';
 export { ConnectionClosedError, isConnectionClosedError } from './errors/connection-closed-error.js';
 export { RetryAfterError, isRetryAfterError, retryAfter, retryAfterDelayOf } from './errors/retry-after-error.js';
-export { type UnhandledErrorHandler } from './errors/report-unhandled-error.js';
+export { type UnhandledErrorHandler } from './internal/report-unhandled-error.js';
 export { ConnectorBackoffError, isConnectorBackoffError } from './errors/connector-backoff-error.js';
 export {
   happyEyeballs,
@@ -63,10 +67,10 @@ export {
   type AddressSnapshot,
   type HappyEyeballsConnector,
   type HappyEyeballsOptions,
-} from './failover/happy-eyeballs.js';
+} from './connectors/happy-eyeballs.js';
 export {
   AllAddressesFailedError,
   isAllAddressesFailedError,
   type AddressFailure,
-} from './failover/all-addresses-failed-error.js';
-export { interleaveFamilies, type FamilyAddress } from './failover/interleave-families.js';
+} from './connectors/all-addresses-failed-error.js';
+export { interleaveFamilies, type FamilyAddress } from './connectors/interleave-families.js';

@@ -14,13 +14,7 @@ import {
   markGracefulEnd,
   permanent,
 } from '../src/index.js';
-import {
-  type MachineEnv,
-  type MachineEvent,
-  type MachineState,
-  initialState,
-  transition,
-} from '../src/machine/index.js';
+import { type MachineEnv, type MachineEvent, type MachineState, initialState, transition } from '../src/core/index.js';
 import { machineEnv } from './support/machine-env.js';
 
 const env = machineEnv;

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { ReplaySubject, type Subscription } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { LatestSubject } from '../src/latest-subject.js';
+import { LatestSubject } from '../src/internal/latest-subject.js';
 
 /** What a subscriber does when it receives a value (once, the first time a condition holds). */
 type Reaction = 'none' | 'emit' | 'unsubscribe' | 'complete' | 'subscribe';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConnectionManager, retryAfter } from '../src/index.js';
-import { type MachineState, initialState, transition } from '../src/machine/index.js';
+import { type MachineState, initialState, transition } from '../src/core/index.js';
 import { machineEnv } from './support/machine-env.js';
 import { createFakeConnector, createVirtualClock } from '../src/testing/index.js';
 

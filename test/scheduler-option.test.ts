@@ -1,10 +1,10 @@
 /** Every public constructor that takes a `scheduler` validates it the same way (validate.ts). */
 import { NEVER, of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { http2Connector } from '../src/grpc/index.js';
+import { http2Connector } from '../src/adapters/grpc/index.js';
 import { ConnectionManager, connectionStatus, happyEyeballs } from '../src/index.js';
-import { RetryMetrics, ratioBudget } from '../src/retry/index.js';
-import { ReconnectingWebSocket } from '../src/websocket/index.js';
+import { RetryMetrics, ratioBudget } from '../src/toolkits/retry/index.js';
+import { ReconnectingWebSocket } from '../src/adapters/websocket/index.js';
 
 const NEEDS_SCHEDULE = /option "scheduler" must be an RxJS SchedulerLike \(with now\(\) and schedule\(\)\), got/;
 const NEEDS_NOW = /option "scheduler" must be an RxJS SchedulerLike \(with now\(\)\), got/;

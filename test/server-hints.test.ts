@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConnectionManager, constantBackoff, exponentialBackoff, grpcBackoff, retryAfter } from '../src/index.js';
-import { type MachineEnv, type MachineState, initialState, transition } from '../src/machine/index.js';
+import { type MachineEnv, type MachineState, initialState, transition } from '../src/core/index.js';
 import { machineEnv } from './support/machine-env.js';
 
 const env = machineEnv;

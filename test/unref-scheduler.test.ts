@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import type { SchedulerAction, Subscription } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { unrefScheduler } from '../src/unref-scheduler.js';
+import { unrefScheduler } from '../src/internal/unref-scheduler.js';
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: 1_000_000 });

@@ -2,9 +2,9 @@
  * Reproduces the AWS "Exponential Backoff And Jitter" study with redialer's policies and checks the
  * post's claims against the numbers.
  */
-import { seededRandom } from '../../src/simulator/seeded-random.js';
-import { lineChartSvg } from '../../src/simulator/plot/line-chart-svg.js';
-import { smallMultiplesSvg } from '../../src/simulator/plot/small-multiples-svg.js';
+import { seededRandom } from '../../src/tools/simulator/seeded-random.js';
+import { lineChartSvg } from '../../src/tools/simulator/plot/line-chart-svg.js';
+import { smallMultiplesSvg } from '../../src/tools/simulator/plot/small-multiples-svg.js';
 import { idleShare, logLogSlope } from '../support/fit.js';
 import { absNormal } from '../support/normal-delay.js';
 import { AWS_STRATEGIES } from './aws-strategies.js';

@@ -12,8 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import WebSocket, { WebSocketServer } from 'ws';
-import { admission, drain } from '../../src/server/index.js';
-import { ReconnectingWebSocket } from '../../src/websocket/index.js';
+import { admission, drain } from '../../src/toolkits/server/index.js';
+import { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
 
 const { values } = parseArgs({
   options: { clients: { type: 'string' }, capacity: { type: 'string' }, downtime: { type: 'string' } },

@@ -18,10 +18,10 @@ import { subscribe } from 'node:diagnostics_channel';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { Channel, connectivityState, credentials } from '@grpc/grpc-js';
 import type { Observable } from 'rxjs';
-import { ConnectionManager } from '../../src/connection-manager.js';
-import type { ConnectionSnapshot } from '../../src/connection-snapshot.js';
-import { http2Connector } from '../../src/grpc/http2-connector.js';
-import { ManagedChannel } from '../../src/grpc/managed-channel.js';
+import { ConnectionManager } from '../../src/core/connection-manager.js';
+import type { ConnectionSnapshot } from '../../src/core/connection-snapshot.js';
+import { http2Connector } from '../../src/adapters/grpc/http2-connector.js';
+import { ManagedChannel } from '../../src/adapters/grpc/managed-channel.js';
 import type { LoopbackRun } from './loopback-bench.js';
 
 interface Fleet {

@@ -13,7 +13,7 @@ import { getHeapSnapshot } from 'node:v8';
 import { parseArgs } from 'node:util';
 import { NEVER, Observable, throwError } from 'rxjs';
 import { grpcBackoff } from '../../src/backoff/grpc-backoff.js';
-import { ConnectionManager } from '../../src/connection-manager.js';
+import { ConnectionManager } from '../../src/core/connection-manager.js';
 
 const HOUR = 3_600_000;
 const STATES = ['backoff', 'ready', 'idle'] as const;

@@ -8,9 +8,9 @@ import ReconnectingWebSocketModule from 'reconnecting-websocket';
 import { NEVER, Observable, throwError } from 'rxjs';
 import { constantBackoff } from '../../src/backoff/constant-backoff.js';
 import { grpcBackoff } from '../../src/backoff/grpc-backoff.js';
-import { ConnectionManager } from '../../src/connection-manager.js';
-import type { ConnectionManagerOptions } from '../../src/connection-options.js';
-import { initialState, transition, type MachineEnv, type MachineState } from '../../src/connection-machine.js';
+import { ConnectionManager } from '../../src/core/connection-manager.js';
+import type { ConnectionManagerOptions } from '../../src/core/connection-options.js';
+import { initialState, transition, type MachineEnv, type MachineState } from '../../src/core/connection-machine.js';
 import { createVirtualClock } from '../../src/testing/virtual-clock.js';
 import { FailingWebSocket } from './failing-web-socket.js';
 

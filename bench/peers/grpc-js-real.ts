@@ -1,7 +1,7 @@
 /** @grpc/grpc-js's own BackoffTimeout, driven under fake timers: one per client, as in a subchannel. */
 import { experimental } from '@grpc/grpc-js';
-import type { StormPolicy } from '../../src/simulator/storm-policy.js';
-import { GRPC_JS_RULES, grpcJsPolicy } from '../../src/simulator/policies/grpc-js-policy.js';
+import type { StormPolicy } from '../../src/tools/simulator/storm-policy.js';
+import { GRPC_JS_RULES, grpcJsPolicy } from '../../src/tools/simulator/policies/grpc-js-policy.js';
 import { stepBackoff } from './step-backoff.js';
 import { withFakeGlobals } from './with-fake-globals.js';
 

@@ -1,6 +1,6 @@
 /** The storm contestants with the peers driven through their own code. */
-import { STORM_POLICIES } from '../../src/simulator/policies/policy-catalog.js';
-import type { StormPolicy } from '../../src/simulator/storm-policy.js';
+import { STORM_POLICIES } from '../../src/tools/simulator/policies/policy-catalog.js';
+import type { StormPolicy } from '../../src/tools/simulator/storm-policy.js';
 import { grpcJsReal } from './grpc-js-real.js';
 import {
   partysocketReal,

@@ -5,14 +5,14 @@
 import PartySocket from 'partysocket/ws';
 import ReconnectingWebSocketModule from 'reconnecting-websocket';
 import type { RandomSource } from '../../src/backoff/backoff.js';
-import type { ClientReconnect, StormPolicy } from '../../src/simulator/storm-policy.js';
+import type { ClientReconnect, StormPolicy } from '../../src/tools/simulator/storm-policy.js';
 import {
   RECONNECTING_WEBSOCKET_RULES,
   partysocketPolicy,
   reconnectingWebSocketMinDelay,
   reconnectingWebSocketPolicy,
   reconnectingWebSocketProcessPolicy,
-} from '../../src/simulator/policies/reconnecting-websocket-policy.js';
+} from '../../src/tools/simulator/policies/reconnecting-websocket-policy.js';
 import { stepBackoff } from './step-backoff.js';
 
 /** A WebSocket class that is never opened (the instances start closed). */

@@ -1,7 +1,7 @@
 /** @microsoft/signalr's default reconnect policy, as `withAutomaticReconnect()` configures it. */
 import { HubConnectionBuilder, type IRetryPolicy } from '@microsoft/signalr';
-import type { StormPolicy } from '../../src/simulator/storm-policy.js';
-import { SIGNALR_RULES, signalrPolicy } from '../../src/simulator/policies/signalr-policy.js';
+import type { StormPolicy } from '../../src/tools/simulator/storm-policy.js';
+import { SIGNALR_RULES, signalrPolicy } from '../../src/tools/simulator/policies/signalr-policy.js';
 import { stepBackoff } from './step-backoff.js';
 
 const policy = (

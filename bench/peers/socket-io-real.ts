@@ -1,7 +1,7 @@
 /** socket.io-client 4.8's own Manager backoff (backo2), driven with a seeded Math.random. */
 import { Manager } from 'socket.io-client';
-import type { StormPolicy } from '../../src/simulator/storm-policy.js';
-import { SOCKET_IO_RULES, socketIoPolicy } from '../../src/simulator/policies/socket-io-policy.js';
+import type { StormPolicy } from '../../src/tools/simulator/storm-policy.js';
+import { SOCKET_IO_RULES, socketIoPolicy } from '../../src/tools/simulator/policies/socket-io-policy.js';
 import { stepBackoff } from './step-backoff.js';
 import { withFakeGlobals } from './with-fake-globals.js';
 

@@ -1,6 +1,6 @@
 /** Renders the storm benchmark's figures: tables per scenario, the jitter-mode choice, and the distance to the limit. */
-import { renderTable } from '../../src/simulator/storm-table.js';
-import { type SeedRange, type StormSeedsSummary, stormSeedsTable } from '../../src/simulator/storm-seeds.js';
+import { renderTable } from '../../src/tools/simulator/storm-table.js';
+import { type SeedRange, type StormSeedsSummary, stormSeedsTable } from '../../src/tools/simulator/storm-seeds.js';
 import type { StormBenchResult } from '../storm/storm-bench.js';
 
 const n0 = (x: number): string => Math.round(x).toLocaleString('en-US');

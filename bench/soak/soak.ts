@@ -24,7 +24,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
-import { ReconnectingWebSocket, type ReconnectingWebSocketOptions } from '../../src/websocket/index.js';
+import { ReconnectingWebSocket, type ReconnectingWebSocketOptions } from '../../src/adapters/websocket/index.js';
 import type { ServerStats } from './flapping-server.js';
 import { VirtualServer, virtualWebSocketClass } from './virtual-socket.js';
 

@@ -4,7 +4,7 @@
  * accept-then-close while flapping). Events are delivered on later ticks, as a real socket's are; the
  * adapter and its connection manager run unchanged on real timers.
  */
-import type { Message, WebSocketLike } from '../../src/websocket/index.js';
+import type { Message, WebSocketLike } from '../../src/adapters/websocket/index.js';
 
 type Listener = (event: unknown) => void;
 

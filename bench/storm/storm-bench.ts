@@ -4,10 +4,10 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { StormServerHints, StormServerModel } from '../../src/simulator/simulate-storm.js';
-import type { StormResult } from '../../src/simulator/storm-result.js';
-import { type StormSeedsSummary, summarizeSeeds } from '../../src/simulator/storm-seeds.js';
-import { stormSvg } from '../../src/simulator/storm-svg.js';
+import type { StormServerHints, StormServerModel } from '../../src/tools/simulator/simulate-storm.js';
+import type { StormResult } from '../../src/tools/simulator/storm-result.js';
+import { type StormSeedsSummary, summarizeSeeds } from '../../src/tools/simulator/storm-seeds.js';
+import { stormSvg } from '../../src/tools/simulator/storm-svg.js';
 import type { StormJob } from './storm-worker.js';
 
 export interface StormScenario {

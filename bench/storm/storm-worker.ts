@@ -1,6 +1,6 @@
 /** A worker thread of the storm benchmark: runs the simulations it is sent, one at a time. */
 import { parentPort } from 'node:worker_threads';
-import { type StormOptions, simulateStorm } from '../../src/simulator/simulate-storm.js';
+import { type StormOptions, simulateStorm } from '../../src/tools/simulator/simulate-storm.js';
 import { BENCH_POLICIES } from '../peers/real-peer-policies.js';
 
 /** One simulation to run: a bench policy by name and the options besides the policy. */

@@ -14,8 +14,8 @@ import {
   type StormPolicy,
   type StormResult,
   type StormServerHints,
-} from '../../src/simulator/index.js';
-import { ReconnectingWebSocket, type WebSocketSnapshot } from '../../src/websocket/index.js';
+} from '../../src/tools/simulator/index.js';
+import { ReconnectingWebSocket, type WebSocketSnapshot } from '../../src/adapters/websocket/index.js';
 import { plural, type ClientStatus, type FaultName, type PageMessage, type ServerMessage } from '../live-protocol.js';
 import { DashboardLog, type ServedAt } from './dashboard-log.js';
 

@@ -10,7 +10,7 @@
  * tests), and any 10 s window holds at most 105 attempt starts.
  * @module
  */
-import { checkOptionsObject, optionalNumber } from '../validate.js';
+import { checkOptionsObject, optionalNumber } from '../internal/validate.js';
 import { MAX_DELAY_MS } from './backoff.js';
 
 /** The floor on the spacing of attempt starts: a token bucket of `burst` starts refilled one per `interval` ms. */

@@ -8,7 +8,7 @@
  * @module
  */
 import { BackoffPolicyError } from '../errors/backoff-policy-error.js';
-import { describeSafely } from '../errors/read-safely.js';
+import { describeSafely } from '../internal/read-safely.js';
 import { type Backoff, type BackoffPolicy, MAX_DELAY_MS, type RandomSource } from './backoff.js';
 
 /** The outcome of {@link stepBackoff}: the next step and its delay, or why the policy gave none. */

@@ -2,7 +2,7 @@
  * A constant wait after every failure.
  * @module
  */
-import { checkNumber } from '../validate.js';
+import { checkNumber } from '../internal/validate.js';
 import { type Backoff, type BackoffPolicy, clampDelay } from './backoff.js';
 
 /**

@@ -5,7 +5,7 @@
  * min(maxDelay, uniform(initialDelay, 3 × previous wait)).
  * @module
  */
-import { checkOptionsObject, optionalChoice, optionalNumber } from '../validate.js';
+import { checkOptionsObject, optionalChoice, optionalNumber } from '../internal/validate.js';
 import { type Backoff, type BackoffPolicy, MAX_DELAY_MS, type RandomSource, clampDelay, uniform } from './backoff.js';
 
 /** How {@link exponentialBackoff} randomises each wait. */

@@ -11,7 +11,7 @@
  * has exactly the protocol's distribution, but a herd stays spread instead of re-converging.
  * @module
  */
-import { checkOptionsObject, optionalChoice, optionalNumber } from '../validate.js';
+import { checkOptionsObject, optionalChoice, optionalNumber } from '../internal/validate.js';
 import { type Backoff, type BackoffPolicy, MAX_DELAY_MS, type RandomSource, clampDelay, uniform } from './backoff.js';
 
 /**

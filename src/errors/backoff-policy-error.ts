@@ -1,5 +1,5 @@
-import { brand, hasBrand } from './brand.js';
-import { describeSafely } from './read-safely.js';
+import { brand, hasBrand } from '../internal/brand.js';
+import { describeSafely } from '../internal/read-safely.js';
 
 /**
  * A backoff policy that threw, or returned a delay that is not a finite number of milliseconds: a

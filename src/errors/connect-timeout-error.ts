@@ -1,4 +1,4 @@
-import { brand, hasBrand } from './brand.js';
+import { brand, hasBrand } from '../internal/brand.js';
 
 /** An attempt was cut because it did not establish a connection by its deadline. */
 export class ConnectTimeoutError extends Error {

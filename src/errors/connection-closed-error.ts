@@ -1,4 +1,4 @@
-import { brand, hasBrand } from './brand.js';
+import { brand, hasBrand } from '../internal/brand.js';
 
 /** A connection (or an attempt) ended without an error of its own, for example a clean close. */
 export class ConnectionClosedError extends Error {

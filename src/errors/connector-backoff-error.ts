@@ -1,6 +1,6 @@
 import { MAX_DELAY_MS } from '../backoff/backoff.js';
-import { checkNumber } from '../validate.js';
-import { brand, hasBrand } from './brand.js';
+import { checkNumber } from '../internal/validate.js';
+import { brand, hasBrand } from '../internal/brand.js';
 
 /**
  * A failed attempt from a connector that keeps its own backoff — one per address, as

@@ -1,4 +1,4 @@
-import { brand, hasBrand } from './brand.js';
+import { brand, hasBrand } from '../internal/brand.js';
 
 /**
  * Marks `error` as the graceful end of an established connection by the server — HTTP/2's GOAWAY

@@ -1,5 +1,5 @@
-import { brand, hasBrand } from './brand.js';
-import { describeSafely, readSafely } from './read-safely.js';
+import { brand, hasBrand } from '../internal/brand.js';
+import { describeSafely, readSafely } from '../internal/read-safely.js';
 
 /**
  * A failure that retrying cannot fix (for example: authentication refused). A connector that fails

@@ -1,7 +1,7 @@
 import { MAX_DELAY_MS } from '../backoff/backoff.js';
-import { checkNumber } from '../validate.js';
-import { brand, hasBrand } from './brand.js';
-import { readSafely } from './read-safely.js';
+import { checkNumber } from '../internal/validate.js';
+import { brand, hasBrand } from '../internal/brand.js';
+import { readSafely } from '../internal/read-safely.js';
 
 /**
  * A failure with the server's word on when to come back (a WebSocket close 1012/1013 with a delay

@@ -1,4 +1,4 @@
-import { brand, hasBrand } from './brand.js';
+import { brand, hasBrand } from '../internal/brand.js';
 
 /** The reason an attempt's AbortSignal carries when its manager shuts down or goes idle. */
 export class ShutdownError extends Error {

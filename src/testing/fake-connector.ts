@@ -3,7 +3,7 @@
  * @module
  */
 import { Observable, type Subscriber } from 'rxjs';
-import type { AttemptContext, Connector } from '../connector.js';
+import type { AttemptContext, Connector } from '../core/connector.js';
 
 /** One attempt the fake connector received; drive it by hand or from `respond`. */
 export interface FakeAttempt<C> {

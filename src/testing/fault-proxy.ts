@@ -10,8 +10,8 @@
 import { type AddressInfo, type Server, type Socket, connect, createServer } from 'node:net';
 import { Subscription, asyncScheduler } from 'rxjs';
 import { MAX_DELAY_MS } from '../backoff/backoff.js';
-import { scheduleTimer } from '../timing/schedule-timer.js';
-import { checkNumber, checkOptionsObject, describeValue, optionalChoice } from '../validate.js';
+import { scheduleTimer } from '../internal/schedule-timer.js';
+import { checkNumber, checkOptionsObject, describeValue, optionalChoice } from '../internal/validate.js';
 
 /**
  * What the proxy does to a new connection:

@@ -6,7 +6,7 @@
  * @module
  */
 import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
-import { checkNumber } from '../validate.js';
+import { checkNumber } from '../internal/validate.js';
 
 interface Ordered {
   readonly delay: number;

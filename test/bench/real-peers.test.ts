@@ -6,11 +6,11 @@
  * reset fails here).
  */
 import { describe, expect, it } from 'vitest';
-import { ConnectionManager } from '../../src/connection-manager.js';
-import { STORM_POLICIES } from '../../src/simulator/policies/policy-catalog.js';
-import { seededRandom } from '../../src/simulator/seeded-random.js';
-import { simulateStorm } from '../../src/simulator/simulate-storm.js';
-import type { StormPolicy } from '../../src/simulator/storm-policy.js';
+import { ConnectionManager } from '../../src/core/connection-manager.js';
+import { STORM_POLICIES } from '../../src/tools/simulator/policies/policy-catalog.js';
+import { seededRandom } from '../../src/tools/simulator/seeded-random.js';
+import { simulateStorm } from '../../src/tools/simulator/simulate-storm.js';
+import type { StormPolicy } from '../../src/tools/simulator/storm-policy.js';
 import { createFakeConnector, createVirtualClock } from '../../src/testing/index.js';
 import { BENCH_POLICIES, REAL_PEERS } from '../../bench/peers/real-peer-policies.js';
 import { grpcJsReal } from '../../bench/peers/grpc-js-real.js';

@@ -17,8 +17,8 @@ import {
   nthBackoff,
   throttleQueue,
   classifyJobError,
-} from '../../src/bullmq/index.js';
-import { HttpResponseError, classify, tokenBucketBudget } from '../../src/retry/index.js';
+} from '../../src/toolkits/bullmq/index.js';
+import { HttpResponseError, classify, tokenBucketBudget } from '../../src/toolkits/retry/index.js';
 import { BROKEN_DELAYS, brokenPolicy } from '../support/broken-policy.js';
 
 const http = (status: number, headers: Record<string, string> = {}) =>

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { withoutStackTrace } from '../../src/errors/without-stack-trace.js';
-import { ConnectionFailedError } from '../../src/grpc/connection-failed-error.js';
+import { withoutStackTrace } from '../../src/internal/without-stack-trace.js';
+import { ConnectionFailedError } from '../../src/adapters/grpc/connection-failed-error.js';
 
 describe('withoutStackTrace', () => {
   const limit = Error.stackTraceLimit;

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { greet, greeterService } from '../../examples/grpc-client.js';
 import { openFeed } from '../../examples/websocket-node.js';
-import type { ReconnectingWebSocket } from '../../src/websocket/index.js';
+import type { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
 import { refusedPort } from '../support/refused-port.js';
 
 const cleanup: (() => unknown)[] = [];

@@ -11,7 +11,7 @@ import { Observable } from 'rxjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { ConnectionManager, type Connector, happyEyeballs } from '../../src/index.js';
-import { http2Connector } from '../../src/grpc/index.js';
+import { http2Connector } from '../../src/adapters/grpc/index.js';
 import { type Fault, type FaultProxy, startFaultProxy } from '../../src/testing/node.js';
 
 const cleanups: (() => Promise<unknown> | undefined)[] = [];

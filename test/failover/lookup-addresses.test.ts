@@ -1,7 +1,7 @@
 import { credentials } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { interleaveFamilies } from '../../src/index.js';
-import { hostPort, lookupAddresses, ManagedChannel } from '../../src/grpc/index.js';
+import { hostPort, lookupAddresses, ManagedChannel } from '../../src/adapters/grpc/index.js';
 import { createTestClient, echo, startTestServer } from '../grpc/support/service.js';
 
 const v6 = (n: number) => ({ address: `2001:db8::${String(n)}`, family: 6 });

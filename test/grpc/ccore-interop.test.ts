@@ -7,7 +7,12 @@
 import { credentials, Metadata, status } from '@grpc/grpc-js';
 import { expect, it } from 'vitest';
 import { ConnectionManager, grpcBackoff } from '../../src/index.js';
-import { http2Connector, isConnectionFailedError, isGoawayError, ManagedChannel } from '../../src/grpc/index.js';
+import {
+  http2Connector,
+  isConnectionFailedError,
+  isGoawayError,
+  ManagedChannel,
+} from '../../src/adapters/grpc/index.js';
 import { ccore, describeCCore, onCleanup } from './support/ccore-suite.js';
 import { countClientSockets } from './support/client-sockets.js';
 import { onSchedule, record, until, waitsAfterAttempts } from './support/record.js';

@@ -15,7 +15,7 @@ import {
   isTooManyPings,
   ManagedChannel,
   type ManagedChannelOptions,
-} from '../../src/grpc/index.js';
+} from '../../src/adapters/grpc/index.js';
 import { ccore, describeCCore, onCleanup } from './support/ccore-suite.js';
 import type { FrameCounter } from './support/frame-counter.js';
 import { record, until } from './support/record.js';

@@ -21,7 +21,7 @@ import {
   grpcBackoff,
   isGracefulEnd,
 } from '../../src/index.js';
-import { http2Connector, ManagedChannel } from '../../src/grpc/index.js';
+import { http2Connector, ManagedChannel } from '../../src/adapters/grpc/index.js';
 import { type GracefulPlan, type GracefulServer, startGracefulServer } from './support/graceful-server.js';
 import { record, until } from './support/record.js';
 

@@ -6,7 +6,7 @@
 import { ChannelCredentials } from '@grpc/grpc-js';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { ManagedChannel } from '../../src/grpc/index.js';
+import { ManagedChannel } from '../../src/adapters/grpc/index.js';
 
 const require = createRequire(import.meta.url);
 const expectedPackage = process.env['REDIALER_GRPC_JS'] ?? '@grpc/grpc-js';

@@ -9,7 +9,7 @@ import {
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConnectionManager, constantBackoff, isConnectionClosedError, isConnectTimeoutError } from '../../src/index.js';
-import { http2Connector, isGoawayError, isKeepaliveTimeoutError } from '../../src/grpc/index.js';
+import { http2Connector, isGoawayError, isKeepaliveTimeoutError } from '../../src/adapters/grpc/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import { record, until } from './support/record.js';
 

@@ -3,9 +3,9 @@ import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { grpcBackoff, isConnectTimeoutError, MAX_DELAY_MS } from '../../src/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
-import { isConnectionFailedError, ManagedChannel, managedChannelFactory } from '../../src/grpc/index.js';
-import { ipLiteralTarget } from '../../src/grpc/grpc-channel-connector.js';
-import { reconnectBackoff } from '../../src/grpc/reconnect-backoff.js';
+import { isConnectionFailedError, ManagedChannel, managedChannelFactory } from '../../src/adapters/grpc/index.js';
+import { ipLiteralTarget } from '../../src/adapters/grpc/grpc-js-workarounds/grpc-channel-connector.js';
+import { reconnectBackoff } from '../../src/adapters/grpc/reconnect-backoff.js';
 import { onSchedule, record, until, waitsAfterAttempts } from './support/record.js';
 import {
   createTestClient,

@@ -2,7 +2,7 @@ import { credentials, Metadata, status, type ServerWritableStream } from '@grpc/
 import { firstValueFrom, lastValueFrom, take, timeout, toArray } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { grpcBackoff } from '../../src/index.js';
-import { isStreamStatusError, ManagedChannel, ResilientStream } from '../../src/grpc/index.js';
+import { isStreamStatusError, ManagedChannel, ResilientStream } from '../../src/adapters/grpc/index.js';
 import { onSchedule, record, until, waitsAfterAttempts } from './support/record.js';
 import {
   type CountHandler,

@@ -56,21 +56,21 @@ describe('browser-safe entries import only what they declare', () => {
   it.each([
     ['dist/index.js', ['rxjs']],
     ['dist/testing/index.js', ['rxjs']],
-    ['dist/websocket/index.js', ['rxjs']],
-    ['dist/retry/index.js', ['rxjs']],
-    ['dist/simulator/index.js', ['pure-rand', 'rxjs']],
-    ['dist/react/index.js', ['react', 'rxjs']],
-    ['dist/machine/index.js', []],
+    ['dist/adapters/websocket/index.js', ['rxjs']],
+    ['dist/toolkits/retry/index.js', ['rxjs']],
+    ['dist/tools/simulator/index.js', ['pure-rand', 'rxjs']],
+    ['dist/adapters/react/index.js', ['react', 'rxjs']],
+    ['dist/core/index.js', []],
   ] as const)('%s imports only %j', (entry, allowed) => {
     expect(externalPackages(join(root, entry))).toEqual(allowed);
   });
 
   it.each([
     // bullmq is an optional peer imported only here; ioredis is typed structurally and never imported.
-    ['dist/bullmq/index.js', ['bullmq', 'rxjs']],
-    ['dist/redis/index.js', ['node:crypto', 'rxjs']],
+    ['dist/toolkits/bullmq/index.js', ['bullmq', 'rxjs']],
+    ['dist/toolkits/redis/index.js', ['node:crypto', 'rxjs']],
     // Node's http and ws are only types here: the helpers take the caller's server.
-    ['dist/server/index.js', []],
+    ['dist/toolkits/server/index.js', []],
   ] as const)('the Node entry %s imports only %j', (entry, allowed) => {
     expect(externalPackages(join(root, entry))).toEqual(allowed);
   });
@@ -91,9 +91,9 @@ describe('browser-safe entries import only what they declare', () => {
     for (const entry of [
       'dist/index.js',
       'dist/testing/index.js',
-      'dist/websocket/index.js',
-      'dist/retry/index.js',
-      'dist/simulator/index.js',
+      'dist/adapters/websocket/index.js',
+      'dist/toolkits/retry/index.js',
+      'dist/tools/simulator/index.js',
     ]) {
       expect(externalPackages(join(root, entry))).not.toContain('react');
     }

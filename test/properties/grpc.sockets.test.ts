@@ -18,7 +18,7 @@ import { credentials } from '@grpc/grpc-js';
 import fc from 'fast-check';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionManager, type ConnectionSnapshot, grpcBackoff } from '../../src/index.js';
-import { ManagedChannel, http2Connector } from '../../src/grpc/index.js';
+import { ManagedChannel, http2Connector } from '../../src/adapters/grpc/index.js';
 import { countClientSockets } from '../grpc/support/client-sockets.js';
 import { record } from '../grpc/support/record.js';
 import { type ScheduleRules, scheduleViolations } from '../support/connection-schedule.js';

@@ -23,7 +23,7 @@ import {
   markGracefulEnd,
   retryAfter,
 } from '../../src/index.js';
-import { happyEyeballs } from '../../src/failover/happy-eyeballs.js';
+import { happyEyeballs } from '../../src/connectors/happy-eyeballs.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import {
   type AddressAttempt,

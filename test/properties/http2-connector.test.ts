@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import type { Subscription } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
 import { ConnectionManager } from '../../src/index.js';
-import { http2Connector } from '../../src/grpc/index.js';
+import { http2Connector } from '../../src/adapters/grpc/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import {
   type AttemptEnd,

@@ -34,7 +34,7 @@ import {
   MAX_DELAY_MS,
   retryAfter,
 } from '../../src/index.js';
-import { jobRetries } from '../../src/bullmq/index.js';
+import { jobRetries } from '../../src/toolkits/bullmq/index.js';
 import {
   circuitBreaker,
   type BreakerSnapshot,
@@ -46,7 +46,7 @@ import {
   retry,
   retryBackoff,
   type RetryPolicyOptions,
-} from '../../src/retry/index.js';
+} from '../../src/toolkits/retry/index.js';
 import { createVirtualClock, type VirtualClock } from '../../src/testing/index.js';
 import { seededRandom } from '../support/seeded-random.js';
 import {

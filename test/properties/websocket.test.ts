@@ -25,8 +25,8 @@ import {
   SERVER_BACKOFF_CLOSE_CODES,
   WebSocketCloseError,
   parseCloseReasonDelay,
-} from '../../src/websocket/index.js';
-import { type SocketHooks, createWebSocketConnector } from '../../src/websocket/websocket-connector.js';
+} from '../../src/adapters/websocket/index.js';
+import { type SocketHooks, createWebSocketConnector } from '../../src/adapters/websocket/websocket-connector.js';
 import {
   type AttemptEnd,
   type ScheduleRules,

@@ -51,8 +51,8 @@ interface TestWindow {
 const entry = (url: string): string => `
 import { createElement as h } from 'react';
 import { hydrateRoot } from 'react-dom/client';
-import { ReconnectingWebSocket } from ${JSON.stringify(path('../../src/websocket/index.ts'))};
-import { useConnectionStatus, useRetryCountdown } from ${JSON.stringify(path('../../src/react/index.ts'))};
+import { ReconnectingWebSocket } from ${JSON.stringify(path('../../src/adapters/websocket/index.ts'))};
+import { useConnectionStatus, useRetryCountdown } from ${JSON.stringify(path('../../src/adapters/react/index.ts'))};
 import { ConnectionBanner } from ${JSON.stringify(path('../../examples/connection-banner.tsx'))};
 
 const socket = new ReconnectingWebSocket(${JSON.stringify(url)}, [], { minUptime: 500 });

@@ -9,8 +9,8 @@ import { Observable, defer } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { ConnectionBanner } from '../../examples/connection-banner.js';
 import { ConnectionManager, connectionStatus } from '../../src/index.js';
-import type { ManagedChannel } from '../../src/grpc/index.js';
-import type { ReconnectingWebSocket } from '../../src/websocket/index.js';
+import type { ManagedChannel } from '../../src/adapters/grpc/index.js';
+import type { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
 import {
   observableStore,
   SERVER_STATUS,
@@ -18,7 +18,7 @@ import {
   useConnectionState,
   useConnectionStatus,
   useRetryCountdown,
-} from '../../src/react/index.js';
+} from '../../src/adapters/react/index.js';
 import { createFakeConnector, createVirtualClock } from '../../src/testing/index.js';
 
 /** A manager waiting to retry, and a source over it that counts subscriptions to state$. */

@@ -1,7 +1,7 @@
 /** The ioredis reconnect schedule: gRPC's by default, jittered from the first wait on, capped. */
 import { describe, expect, it } from 'vitest';
 import { constantBackoff, grpcBackoff } from '../../src/index.js';
-import { ioredisRetryStrategy } from '../../src/redis/index.js';
+import { ioredisRetryStrategy } from '../../src/toolkits/redis/index.js';
 import { seededRandom } from '../support/seeded-random.js';
 
 describe('ioredisRetryStrategy', () => {

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { defer, firstValueFrom, throwError } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionManager, constantBackoff } from '../../src/index.js';
-import { sharedRatioBudget, sharedTokenBucketBudget, type SharedRetryBudget } from '../../src/redis/index.js';
+import { sharedRatioBudget, sharedTokenBucketBudget, type SharedRetryBudget } from '../../src/toolkits/redis/index.js';
 import {
   HttpResponseError,
   budgetedConnector,
@@ -14,7 +14,7 @@ import {
   retry,
   retryBackoff,
   type RetryError,
-} from '../../src/retry/index.js';
+} from '../../src/toolkits/retry/index.js';
 import { createFakeConnector } from '../../src/testing/index.js';
 import { type RedisServer, skipWithoutRedis, startRedisServer } from '../support/redis-server.js';
 import { until } from '../bullmq/support.js';

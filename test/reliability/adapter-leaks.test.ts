@@ -15,8 +15,8 @@ import { credentials, Metadata } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ConnectionManager, grpcBackoff } from '../../src/index.js';
-import { http2Connector, ManagedChannel, ResilientStream } from '../../src/grpc/index.js';
-import { ReconnectingWebSocket } from '../../src/websocket/index.js';
+import { http2Connector, ManagedChannel, ResilientStream } from '../../src/adapters/grpc/index.js';
+import { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
 import { until } from '../grpc/support/record.js';
 import { type CountRequest, createTestClient, echo, startTestServer, type Tick } from '../grpc/support/service.js';
 import { startServer } from '../websocket/support/ws-server.js';
@@ -228,7 +228,7 @@ describe("unref'd adapters let Node exit by itself (child processes, against dis
     ['ManagedChannel with unref: true', 'unref-grpc-exit.mjs'],
     ['ReconnectingWebSocket with scheduler: unrefScheduler', 'unref-websocket-exit.mjs'],
   ])('%s, retrying against a refused port', async (_name, file) => {
-    if (!existsSync(join(root, 'dist/grpc/index.js')))
+    if (!existsSync(join(root, 'dist/adapters/grpc/index.js')))
       throw new Error('dist/ is missing: run `npm run build` (npm test does)');
     const port = await refusedPort();
     const { stdout } = await run(process.execPath, [fixture(file), String(port)], { timeout: 15_000, cwd: root });
@@ -247,7 +247,7 @@ describe("unref'd adapters let Node exit by itself (child processes, against dis
   });
 
   it("a ManagedChannel waiting out its backoff holds no socket of the attempt that failed (the attempt's error stays)", async () => {
-    if (!existsSync(join(root, 'dist/grpc/index.js')))
+    if (!existsSync(join(root, 'dist/adapters/grpc/index.js')))
       throw new Error('dist/ is missing: run `npm run build` (npm test does)');
     const port = await refusedPort();
     const { stdout } = await run(

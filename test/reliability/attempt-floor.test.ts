@@ -18,7 +18,7 @@ import {
   retryAfter,
 } from '../../src/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
-import { ReconnectingWebSocket } from '../../src/websocket/index.js';
+import { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
 import { FakeEnvironment, fakeWebSocketClass } from '../websocket/support/fake-websocket.js';
 
 /** A safety stop, so that a hot loop (before the floor existed) fails the test instead of hanging it. */

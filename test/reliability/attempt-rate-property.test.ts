@@ -24,9 +24,9 @@ import {
   maxStartsIn,
   retryAfter,
 } from '../../src/index.js';
-import { HttpResponseError, retry } from '../../src/retry/index.js';
+import { HttpResponseError, retry } from '../../src/toolkits/retry/index.js';
 import { type VirtualClock, createVirtualClock } from '../../src/testing/index.js';
-import { ReconnectingWebSocket } from '../../src/websocket/index.js';
+import { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
 import { FakeEnvironment, fakeWebSocketClass } from '../websocket/support/fake-websocket.js';
 import { flush, grpcError } from '../retry/support.js';
 

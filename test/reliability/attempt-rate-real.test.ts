@@ -17,7 +17,7 @@ import {
   grpcBackoff,
   maxStartsIn,
 } from '../../src/index.js';
-import { HttpResponseError, retry } from '../../src/retry/index.js';
+import { HttpResponseError, retry } from '../../src/toolkits/retry/index.js';
 
 const RUN_MS = 2000;
 

@@ -15,8 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { grpcBackoff } from '../../src/index.js';
-import { isConnectionFailedError, ManagedChannel } from '../../src/grpc/index.js';
-import { AttemptGate } from '../../src/grpc/attempt-gate.js';
+import { isConnectionFailedError, ManagedChannel } from '../../src/adapters/grpc/index.js';
+import { AttemptGate } from '../../src/adapters/grpc/grpc-js-workarounds/attempt-gate.js';
 import { startFaultProxy } from '../../src/testing/fault-proxy.js';
 import { countClientSockets } from '../grpc/support/client-sockets.js';
 import { record, until } from '../grpc/support/record.js';
@@ -573,7 +573,7 @@ describe('a ManagedChannel never keeps a process alive by itself', () => {
   it.each(['refused', 'blackhole'])(
     'a process that makes one failing call (%s) and never closes the channel exits by itself',
     async (kind) => {
-      if (!existsSync(join(root, 'dist/grpc/index.js')))
+      if (!existsSync(join(root, 'dist/adapters/grpc/index.js')))
         throw new Error('dist/ is missing: run `npm run build` (npm test does)');
       const server = kind === 'blackhole' ? await countingServer(() => undefined) : undefined;
       const port = server?.port ?? (await refusedPort());
@@ -596,7 +596,7 @@ describe('a ManagedChannel tracks its sockets without turning on async hooks (ch
   const hooksWithContext = Number(process.versions.node.split('.')[0]) < 24;
 
   async function probe(mode: 'managed' | 'connector'): Promise<unknown> {
-    if (!existsSync(join(root, 'dist/grpc/index.js')))
+    if (!existsSync(join(root, 'dist/adapters/grpc/index.js')))
       throw new Error('dist/ is missing: run `npm run build` (npm test does)');
     const { stdout } = await promisify(execFile)(
       process.execPath,

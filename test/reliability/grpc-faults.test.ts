@@ -20,7 +20,7 @@ import {
   ManagedChannel,
   type ManagedChannelOptions,
   ResilientStream,
-} from '../../src/grpc/index.js';
+} from '../../src/adapters/grpc/index.js';
 import { countClientSockets } from '../grpc/support/client-sockets.js';
 import { onSchedule, record, until, waitsAfterAttempts } from '../grpc/support/record.js';
 import {

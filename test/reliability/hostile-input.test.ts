@@ -15,10 +15,10 @@ import {
   grpcBackoff,
   isRetryAfterError,
 } from '../../src/index.js';
-import { ManagedChannel } from '../../src/grpc/index.js';
-import { HttpResponseError, retry } from '../../src/retry/index.js';
+import { ManagedChannel } from '../../src/adapters/grpc/index.js';
+import { HttpResponseError, retry } from '../../src/toolkits/retry/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
-import { ReconnectingWebSocket } from '../../src/websocket/index.js';
+import { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
 import { drive, grpcError } from '../retry/support.js';
 import { FakeEnvironment, fakeWebSocketClass } from '../websocket/support/fake-websocket.js';
 

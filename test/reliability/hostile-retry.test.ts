@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { config } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_DELAY_MS, constantBackoff } from '../../src/index.js';
-import { HttpResponseError, RtoTracker, isRetryError, parseRetryAfter, retry } from '../../src/retry/index.js';
+import { HttpResponseError, RtoTracker, isRetryError, parseRetryAfter, retry } from '../../src/toolkits/retry/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import { revokedProxy, trappingProxy } from '../support/hostile-errors.js';
 import { hostLikeScheduler } from '../support/host-like-scheduler.js';

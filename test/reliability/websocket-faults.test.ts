@@ -16,7 +16,7 @@ import {
   type WebSocketSnapshot,
   isHeartbeatTimeoutError,
   isWebSocketCloseError,
-} from '../../src/websocket/index.js';
+} from '../../src/adapters/websocket/index.js';
 import { onSchedule, waitsAfterAttempts } from '../grpc/support/record.js';
 import { type FaultProxy, startFaultProxy } from '../../src/testing/fault-proxy.js';
 import { type TestServer, startServer } from '../websocket/support/ws-server.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConnectionManager, PermanentError } from '../../src/index.js';
-import { budgetedConnector, isRetryThrottledError, tokenBucketBudget } from '../../src/retry/index.js';
+import { budgetedConnector, isRetryThrottledError, tokenBucketBudget } from '../../src/toolkits/retry/index.js';
 import { createFakeConnector, createVirtualClock } from '../../src/testing/index.js';
 
 describe('budgetedConnector(): one retry budget shared by many connection managers', () => {

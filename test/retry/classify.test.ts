@@ -11,7 +11,7 @@ import {
   markRetriesExhausted,
   permanentFailure,
   transient,
-} from '../../src/retry/index.js';
+} from '../../src/toolkits/retry/index.js';
 import { grpcError, systemError } from './support.js';
 
 describe('HTTP statuses', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConnectionSnapshot } from '../../src/index.js';
-import { connectionEvents } from '../../src/retry/index.js';
+import { connectionEvents } from '../../src/toolkits/retry/index.js';
 
 const base = { since: 0, lastError: undefined };
 const idle: ConnectionSnapshot = { ...base, state: 'IDLE', attempt: 0 };

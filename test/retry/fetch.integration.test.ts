@@ -14,7 +14,7 @@ import {
   isRetryError,
   retry,
   type RetryOptions,
-} from '../../src/retry/index.js';
+} from '../../src/toolkits/retry/index.js';
 import { refusedUrl } from '../support/refused-port.js';
 
 const servers: Server[] = [];

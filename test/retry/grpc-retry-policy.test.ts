@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { grpcRetryBackoff, grpcRetryPolicy, retry } from '../../src/retry/index.js';
+import { grpcRetryBackoff, grpcRetryPolicy, retry } from '../../src/toolkits/retry/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import { seededRandom } from '../support/seeded-random.js';
 import { drive, grpcError, rejection } from './support.js';

@@ -11,7 +11,7 @@ import {
   retry,
   type RetryAttemptContext,
   type RetryOptions,
-} from '../../src/retry/index.js';
+} from '../../src/toolkits/retry/index.js';
 
 const echo = {
   path: '/test.Echo/Echo',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasPrecondition, idempotencyOfMethod, maySendAgain } from '../../src/retry/index.js';
+import { hasPrecondition, idempotencyOfMethod, maySendAgain } from '../../src/toolkits/retry/index.js';
 
 describe('idempotency', () => {
   it.each([

@@ -8,7 +8,7 @@ import {
   retryBackoff,
   tokenBucketBudget,
   type RetryEvent,
-} from '../../src/retry/index.js';
+} from '../../src/toolkits/retry/index.js';
 import { systemError } from './support.js';
 
 let scheduler: TestScheduler;

@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { constantBackoff, exponentialBackoff, isBackoffPolicyError, MAX_DELAY_MS } from '../../src/index.js';
-import { decideRetry, HttpResponseError, resolveRetryPolicy, type RetryPolicyOptions } from '../../src/retry/index.js';
+import {
+  decideRetry,
+  HttpResponseError,
+  resolveRetryPolicy,
+  type RetryPolicyOptions,
+} from '../../src/toolkits/retry/index.js';
 import { grpcError, systemError } from './support.js';
 import { BROKEN_DELAYS, brokenPolicy } from '../support/broken-policy.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { exponentialBackoff } from '../../src/index.js';
-import { HttpResponseError, isRetryError, retry } from '../../src/retry/index.js';
+import { HttpResponseError, isRetryError, retry } from '../../src/toolkits/retry/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import { seededRandom } from '../support/seeded-random.js';
 import { drive, grpcError, systemError } from './support.js';

@@ -11,7 +11,7 @@ import {
   type MetricAttributes,
   type RetryMetricsSnapshot,
   type RetryRatioCrossing,
-} from '../../src/retry/index.js';
+} from '../../src/toolkits/retry/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import { harness } from '../support/harness.js';
 import { drive, systemError } from './support.js';

@@ -12,7 +12,7 @@ import {
   type RetryAttemptContext,
   type RetryEvent,
   type RetryOptions,
-} from '../../src/retry/index.js';
+} from '../../src/toolkits/retry/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import { drive, grpcError, rejection, systemError, track, flush } from './support.js';
 

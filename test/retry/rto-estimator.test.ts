@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { constantBackoff } from '../../src/index.js';
-import { RtoTracker, retry, rtoEstimator } from '../../src/retry/index.js';
+import { RtoTracker, retry, rtoEstimator } from '../../src/toolkits/retry/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import { drive } from './support.js';
 

@@ -11,9 +11,9 @@ import type { AddressInfo, Server as NetServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { ConnectionManager, isRetryAfterError } from '../../src/index.js';
-import { http2Connector } from '../../src/grpc/index.js';
-import { admission, drain, drainHttp2 } from '../../src/server/index.js';
-import { ReconnectingWebSocket } from '../../src/websocket/index.js';
+import { http2Connector } from '../../src/adapters/grpc/index.js';
+import { admission, drain, drainHttp2 } from '../../src/toolkits/server/index.js';
+import { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -1,6 +1,6 @@
 /** The pure plans of server-side herd control: drain hints and the admission gate's slots. */
 import { describe, expect, it } from 'vitest';
-import { AdmissionGate, drainHint } from '../../src/server/herd-plan.js';
+import { AdmissionGate, drainHint } from '../../src/toolkits/server/herd-plan.js';
 
 describe('drainHint', () => {
   it('is the expected downtime plus U(0, 1.1 × N/C)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseSimulateArgs } from '../../src/cli/simulate-args.js';
-import { runCli } from '../../src/cli/run-cli.js';
+import { parseSimulateArgs } from '../../src/tools/cli/simulate-args.js';
+import { runCli } from '../../src/tools/cli/run-cli.js';
 
 function io() {
   const out: string[] = [];

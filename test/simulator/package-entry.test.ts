@@ -14,7 +14,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: Record<string, string> };
 
 beforeAll(() => {
-  if (!existsSync(join(root, 'dist/simulator/index.js')))
+  if (!existsSync(join(root, 'dist/tools/simulator/index.js')))
     throw new Error('dist/ is missing: run `npm run build` (npm test does)');
 });
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Backoff, BackoffPolicy } from '../../src/backoff/backoff.js';
 import { grpcBackoff } from '../../src/backoff/grpc-backoff.js';
-import { grpcJsPolicy } from '../../src/simulator/policies/grpc-js-policy.js';
-import { socketIoDuration } from '../../src/simulator/policies/socket-io-policy.js';
-import { reconnectingWebSocketPolicy } from '../../src/simulator/policies/reconnecting-websocket-policy.js';
+import { grpcJsPolicy } from '../../src/tools/simulator/policies/grpc-js-policy.js';
+import { socketIoDuration } from '../../src/tools/simulator/policies/socket-io-policy.js';
+import { reconnectingWebSocketPolicy } from '../../src/tools/simulator/policies/reconnecting-websocket-policy.js';
 
 function delays(policy: BackoffPolicy, random: () => number, n: number): number[] {
   const out: number[] = [];

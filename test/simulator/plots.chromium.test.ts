@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { symlogScale } from '../../src/simulator/plot/axis-scale.js';
-import { lineChartSvg } from '../../src/simulator/plot/line-chart-svg.js';
-import { smallMultiplesSvg } from '../../src/simulator/plot/small-multiples-svg.js';
+import { symlogScale } from '../../src/tools/simulator/plot/axis-scale.js';
+import { lineChartSvg } from '../../src/tools/simulator/plot/line-chart-svg.js';
+import { smallMultiplesSvg } from '../../src/tools/simulator/plot/small-multiples-svg.js';
 import {
   type StormResult,
   noJitterPolicy,
@@ -21,7 +21,7 @@ import {
   simulateStorm,
   stormPolicy,
   stormSvg,
-} from '../../src/simulator/index.js';
+} from '../../src/tools/simulator/index.js';
 import { hasChromium, launchChromium, noticeIfNoChromium } from '../support/chromium.js';
 
 noticeIfNoChromium("the plots' headless Chromium test");

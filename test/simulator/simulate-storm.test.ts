@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { constantBackoff } from '../../src/backoff/constant-backoff.js';
-import { simulateStorm } from '../../src/simulator/simulate-storm.js';
-import { partysocketPolicy } from '../../src/simulator/policies/reconnecting-websocket-policy.js';
-import { fullJitterPolicy } from '../../src/simulator/policies/redialer-policies.js';
-import { signalrPolicy } from '../../src/simulator/policies/signalr-policy.js';
-import type { StormPolicy } from '../../src/simulator/storm-policy.js';
+import { simulateStorm } from '../../src/tools/simulator/simulate-storm.js';
+import { partysocketPolicy } from '../../src/tools/simulator/policies/reconnecting-websocket-policy.js';
+import { fullJitterPolicy } from '../../src/tools/simulator/policies/redialer-policies.js';
+import { signalrPolicy } from '../../src/tools/simulator/policies/signalr-policy.js';
+import type { StormPolicy } from '../../src/tools/simulator/storm-policy.js';
 
 const everySecond: StormPolicy = {
   name: 'every-second',

@@ -5,10 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { constantBackoff } from '../../src/backoff/constant-backoff.js';
 import { grpcBackoff } from '../../src/backoff/grpc-backoff.js';
-import { STORM_POLICIES, stormPolicy } from '../../src/simulator/policies/policy-catalog.js';
-import { simulateStorm } from '../../src/simulator/simulate-storm.js';
-import type { StormPolicy } from '../../src/simulator/storm-policy.js';
-import { STORM_SEEDS_COLUMNS, stormSeedsTable, summarizeSeeds } from '../../src/simulator/storm-seeds.js';
+import { STORM_POLICIES, stormPolicy } from '../../src/tools/simulator/policies/policy-catalog.js';
+import { simulateStorm } from '../../src/tools/simulator/simulate-storm.js';
+import type { StormPolicy } from '../../src/tools/simulator/storm-policy.js';
+import { STORM_SEEDS_COLUMNS, stormSeedsTable, summarizeSeeds } from '../../src/tools/simulator/storm-seeds.js';
 
 const peer = (measuredFrom: 'attempt-start' | 'failure', connectTimeout: number, wait = 1000): StormPolicy => ({
   name: `${measuredFrom}-${String(connectTimeout)}`,

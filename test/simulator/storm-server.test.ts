@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StormServer } from '../../src/simulator/storm-server.js';
+import { StormServer } from '../../src/tools/simulator/storm-server.js';
 
 describe('StormServer admission', () => {
   const server = (): StormServer => new StormServer({ downAt: 1000, upAt: 3000, capacity: 2 });

@@ -1,6 +1,6 @@
 /** The inputs of a transition with gRPC's defaults, at `now`, with some replaced. */
 import { grpcBackoff } from '../../src/index.js';
-import type { MachineEnv } from '../../src/machine/index.js';
+import type { MachineEnv } from '../../src/core/index.js';
 
 export const machineEnv = (now: number, over: Partial<MachineEnv> = {}): MachineEnv => ({
   now,

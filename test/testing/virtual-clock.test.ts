@@ -9,9 +9,10 @@ import { fileURLToPath } from 'node:url';
 import { Observable, VirtualTimeScheduler } from 'rxjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConnectionManager, constantBackoff } from '../../src/index.js';
-import { retry } from '../../src/retry/index.js';
+import { retry } from '../../src/toolkits/retry/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
-import { seededRandom } from '../../src/simulator/seeded-random.js';
+import { seededRandom } from '../../src/tools/simulator/seeded-random.js';
+import { importsFromSource } from '../support/source-entry.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -180,7 +181,7 @@ describe('docs/retry.md, "Testing code that retries"', () => {
     const dir = join(root, 'test-results/snippets');
     await mkdir(dir, { recursive: true });
     const file = join(dir, 'retry-testing.ts');
-    await writeFile(file, snippet!.replace(/'redialer\/(\w+)'/g, "'../../src/$1/index.js'"));
+    await writeFile(file, importsFromSource(snippet!, '../../'));
     const printed: unknown[][] = [];
     vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
       printed.push(structuredClone(args));

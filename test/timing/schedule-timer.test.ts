@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_DELAY_MS } from '../../src/backoff/backoff.js';
 import { createVirtualClock } from '../../src/testing/virtual-clock.js';
-import { scheduleTimer, scheduleTimerAt } from '../../src/timing/schedule-timer.js';
+import { scheduleTimer, scheduleTimerAt } from '../../src/internal/schedule-timer.js';
 import { hostLikeScheduler } from '../support/host-like-scheduler.js';
 
 describe('scheduleTimer', () => {

@@ -129,7 +129,7 @@ describe('in headless Chromium', () => {
     if (!hasChromium) return;
     dir = await mkdtemp(join(tmpdir(), 'redialer-chromium-'));
     const result = await build({
-      entryPoints: [fileURLToPath(new URL('../../src/websocket/index.ts', import.meta.url))],
+      entryPoints: [fileURLToPath(new URL('../../src/adapters/websocket/index.ts', import.meta.url))],
       bundle: true,
       format: 'esm',
       platform: 'browser',
@@ -154,7 +154,7 @@ describe('in headless Chromium', () => {
   });
 
   it.skipIf(!hasChromium)('the browser bundle holds the adapter and rxjs, and neither ws nor a Node built-in', () => {
-    expect(bundledInputs.some((f) => f.includes('src/websocket/reconnecting-websocket.ts'))).toBe(true);
+    expect(bundledInputs.some((f) => f.includes('src/adapters/websocket/reconnecting-websocket.ts'))).toBe(true);
     expect(bundledInputs.some((f) => f.includes('node_modules/rxjs/'))).toBe(true);
     expect(bundledInputs.filter((f) => f.includes('node_modules/ws/') || f.startsWith('node:'))).toEqual([]);
   });

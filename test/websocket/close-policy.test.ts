@@ -5,7 +5,7 @@ import {
   type CloseDecision,
   decideClose,
   parseCloseReasonDelay,
-} from '../../src/websocket/index.js';
+} from '../../src/adapters/websocket/index.js';
 
 const close = (code: number, reason = '') => ({ type: 'close', code, reason, wasClean: true });
 const defaults = { permanentCloseCodes: DEFAULT_PERMANENT_CLOSE_CODES, shouldReconnect: undefined };

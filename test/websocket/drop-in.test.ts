@@ -10,7 +10,7 @@ import type {
 import rwsModule from 'reconnecting-websocket';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVirtualClock } from '../../src/testing/index.js';
-import DefaultExport, { ReconnectingWebSocket } from '../../src/websocket/index.js';
+import DefaultExport, { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
 import { FakeEnvironment, fakeWebSocketClass } from './support/fake-websocket.js';
 
 // reconnecting-websocket ships CommonJS typed as an ES module: the class is the default export at

@@ -100,7 +100,7 @@ describe("on a runtime's own WebSocket", () => {
     dir = await mkdtemp(join(tmpdir(), 'redialer-native-'));
     bundle = join(dir, 'redialer-websocket.mjs');
     await build({
-      entryPoints: [fileURLToPath(new URL('../../src/websocket/index.ts', import.meta.url))],
+      entryPoints: [fileURLToPath(new URL('../../src/adapters/websocket/index.ts', import.meta.url))],
       bundle: true,
       format: 'esm',
       platform: 'neutral',

@@ -1,6 +1,6 @@
 /** The outbound queue: FIFO, bounded by count and by bytes, refusing rather than evicting. */
 import { describe, expect, it } from 'vitest';
-import { OutboundQueue, messageBytes } from '../../src/websocket/outbound-queue.js';
+import { OutboundQueue, messageBytes } from '../../src/adapters/websocket/outbound-queue.js';
 
 describe('messageBytes', () => {
   it.each<[string, string | ArrayBuffer | Uint8Array | Blob, number]>([

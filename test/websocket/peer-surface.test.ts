@@ -12,7 +12,7 @@ import {
   type ProtocolsProvider,
   type ReconnectingWebSocketOptions,
   type ReconnectingWebSocket,
-} from '../../src/websocket/index.js';
+} from '../../src/adapters/websocket/index.js';
 import { fakeClient } from './support/fake-client.js';
 import { fakeWebSocketClass } from './support/fake-websocket.js';
 

@@ -4,14 +4,14 @@
  * machine's `transition` is wrapped here to count transitions and reads of their `detail`.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type * as Machine from '../../src/connection-machine.js';
+import type * as Machine from '../../src/core/connection-machine.js';
 import type { TraceEntry } from '../../src/index.js';
-import type { ReconnectingWebSocket, ReconnectingWebSocketOptions } from '../../src/websocket/index.js';
+import type { ReconnectingWebSocket, ReconnectingWebSocketOptions } from '../../src/adapters/websocket/index.js';
 import { fakeClient } from './support/fake-client.js';
 
 const counts = vi.hoisted(() => ({ transitions: 0, detailReads: 0 }));
 
-vi.mock('../../src/connection-machine.js', async (importOriginal) => {
+vi.mock('../../src/core/connection-machine.js', async (importOriginal) => {
   const machine = await importOriginal<typeof Machine>();
   return {
     ...machine,

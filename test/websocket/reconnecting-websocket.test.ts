@@ -12,7 +12,7 @@ import {
   type UrlProvider,
   type WebSocketSnapshot,
   isWebSocketCloseError,
-} from '../../src/websocket/index.js';
+} from '../../src/adapters/websocket/index.js';
 import { FAKE_URL, fakeClient } from './support/fake-client.js';
 import { FakeEnvironment, fakeWebSocketClass } from './support/fake-websocket.js';
 

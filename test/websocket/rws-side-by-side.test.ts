@@ -7,7 +7,7 @@
  */
 import rwsModule from 'reconnecting-websocket';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ReconnectingWebSocket } from '../../src/websocket/index.js';
+import { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
 import { ClientWebSocket, clientWebSocketName } from './support/client-websocket.js';
 import { type TestServer, startBlackHole, startServer } from './support/ws-server.js';
 

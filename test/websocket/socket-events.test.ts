@@ -12,7 +12,7 @@ import {
   ReconnectingWebSocket,
   isHeartbeatTimeoutError,
   isWebSocketCloseError,
-} from '../../src/websocket/index.js';
+} from '../../src/adapters/websocket/index.js';
 import { fakeClient } from './support/fake-client.js';
 import { FakeEnvironment, type FakeSocket, fakeWebSocketClass } from './support/fake-websocket.js';
 

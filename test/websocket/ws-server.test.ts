@@ -12,7 +12,7 @@ import {
   type ReconnectingWebSocketOptions,
   ReconnectingWebSocket,
   type WebSocketSnapshot,
-} from '../../src/websocket/index.js';
+} from '../../src/adapters/websocket/index.js';
 import { type TestServer, startBlackHole, startServer } from './support/ws-server.js';
 
 const FAST: ReconnectingWebSocketOptions = {

@@ -7,7 +7,7 @@ import {
   circuitBreaker,
   isBrokenCircuitError,
   memoryBreakerStore,
-} from '../../../src/retry/index.js';
+} from '../../../src/toolkits/retry/index.js';
 import { createVirtualClock } from '../../../src/testing/index.js';
 import { BROKEN_DELAYS, brokenPolicy } from '../../support/broken-policy.js';
 

@@ -12,7 +12,7 @@ import {
   HttpResponseError,
   failover,
   isFailoverError,
-} from '../../../src/retry/index.js';
+} from '../../../src/toolkits/retry/index.js';
 import { refusedUrl } from '../../support/refused-port.js';
 
 const servers: Server[] = [];

@@ -8,7 +8,7 @@ import {
   failover,
   isFailoverError,
   RetryMetrics,
-} from '../../../src/retry/index.js';
+} from '../../../src/toolkits/retry/index.js';
 import { createVirtualClock, type VirtualClock } from '../../../src/testing/index.js';
 import { DEFAULT_ATTEMPT_SPACING, constantBackoff, isBackoffPolicyError, maxStartsIn } from '../../../src/index.js';
 import { BROKEN_DELAYS, brokenPolicy } from '../../support/broken-policy.js';

@@ -238,7 +238,7 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
     const { EventTarget: savedTarget, Event: savedEvent } = g;
     const entry =
       context.subject.name === 'redialer'
-        ? new URL('../../../src/websocket/index.ts', import.meta.url).href
+        ? new URL('../../../src/adapters/websocket/index.ts', import.meta.url).href
         : pathToFileURL(createRequire(import.meta.url).resolve('partysocket/ws')).href.replace(/\.cjs$/, '.js');
     let usable = false;
     delete g.EventTarget;

@@ -8,7 +8,7 @@
 import partysocketModule from 'partysocket/ws';
 import rwsModule from 'reconnecting-websocket';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ReconnectingWebSocket } from '../../../src/websocket/index.js';
+import { ReconnectingWebSocket } from '../../../src/adapters/websocket/index.js';
 import { ClientWebSocket } from '../support/client-websocket.js';
 import { type TestServer, startServer } from '../support/ws-server.js';
 

@@ -4,7 +4,7 @@ import {
   type ReconnectingWebSocketOptions,
   ReconnectingWebSocket,
   type WebSocketSnapshot,
-} from '../../../src/websocket/index.js';
+} from '../../../src/adapters/websocket/index.js';
 import { FakeEnvironment, fakeWebSocketClass } from './fake-websocket.js';
 
 /** The URL every fake client connects to. */

@@ -1,0 +1,863 @@
+/**
+ * A reconnecting WebSocket on the connection state machine: reconnecting-websocket's public surface,
+ * gRPC's backoff, a bounded outbound queue with an outcome per message, server-directed backoff and
+ * browser awareness.
+ * @module
+ */
+import type { Observable } from 'rxjs';
+import { ConnectionManager } from '../../core/connection-manager.js';
+import type { ConnectionSnapshot } from '../../core/connection-snapshot.js';
+import type { TraceEntry } from '../../core/connection-options.js';
+import type { Connector } from '../../core/connector.js';
+import { defineDispose, type DisposableWhereDeclared } from '../../internal/dispose.js';
+import { isConnectTimeoutError } from '../../errors/connect-timeout-error.js';
+import { permanent } from '../../errors/permanent-error.js';
+import { happyEyeballs } from '../../connectors/happy-eyeballs.js';
+import { reportUnhandledError } from '../../internal/report-unhandled-error.js';
+import { isRetryAfterError, retryAfter } from '../../errors/retry-after-error.js';
+import { LatestSubject } from '../../internal/latest-subject.js';
+import { checkNumber } from '../../internal/validate.js';
+import { decideClose } from './close-policy.js';
+import { isOffline, watchEnvironment } from './environment-watch.js';
+import { type Heartbeat, startHeartbeat } from './heartbeat.js';
+import { HeartbeatTimeoutError } from './heartbeat-timeout-error.js';
+import { toMessage } from './message-payload.js';
+import { OutboundQueue } from './outbound-queue.js';
+import { WebSocketCloseError } from './websocket-close-error.js';
+import { CloseEvent, ErrorEvent } from './websocket-events.js';
+import {
+  type AnnouncedEvent,
+  type Release,
+  type SocketControl,
+  type SocketHooks,
+  abnormalClose,
+  createWebSocketConnector,
+} from './websocket-connector.js';
+import {
+  type ReconnectingWebSocketOptions,
+  type ResolvedWebSocketOptions,
+  resolveWebSocketOptions,
+} from './websocket-options.js';
+import {
+  type CloseEventLike,
+  type ErrorEventLike,
+  type Message,
+  type MessageEventLike,
+  type ProtocolsProvider,
+  ReadyState,
+  type UrlProvider,
+  type WebSocketEventLike,
+  type WebSocketLike,
+} from './websocket-types.js';
+
+/**
+ * Why attempts are on hold while the manager is IDLE (paused): `navigator.onLine === false`; the
+ * next attempt starts on `online`. (A server-directed wait is an ordinary TRANSIENT_FAILURE whose `lastError` is a
+ * RetryAfterError and whose `nextAttemptAt` honours the server's delay.)
+ */
+export interface PauseInfo {
+  readonly reason: 'offline';
+}
+
+/**
+ * The connection manager's snapshot plus `pause`: set while the manager is IDLE because the browser
+ * is offline, undefined otherwise.
+ */
+export type WebSocketSnapshot = ConnectionSnapshot<WebSocketLike> & { readonly pause: PauseInfo | undefined };
+
+/**
+ * What `sendWithStatus()` did with a message: `sent` (handed to the open socket), `queued` (held
+ * until the next open, also across close() until reconnect() or `drainQueuedMessages()`; with
+ * `dropOnClose`, dropped with a `drop` event when the client closes), `rejected` (not queued: a
+ * `drop` event has been dispatched with the reason).
+ */
+export type SendStatus = 'sent' | 'queued' | 'rejected';
+
+/** Why a message will never be sent. */
+export type DropReason =
+  /** Sent while not open and the queue was full (by count or by bytes). */
+  | 'queue-full'
+  /** With `dropOnClose`: queued when the client closed or gave up, or sent after that. */
+  | 'closed';
+
+/** Dispatched once for each message that will never be sent. */
+export interface DropEvent extends WebSocketEventLike {
+  readonly type: 'drop';
+  /** The message, as passed to `send()`. */
+  readonly data: Message;
+  readonly reason: DropReason;
+}
+
+/** The events and their types. */
+export interface ReconnectingWebSocketEventMap {
+  open: WebSocketEventLike;
+  message: MessageEventLike;
+  error: ErrorEventLike;
+  close: CloseEventLike;
+  drop: DropEvent;
+}
+
+/**
+ * An event handler. Declared as a method type, so that handlers written for the richer DOM event
+ * types (`(event: MessageEvent) => void`, `(event: CloseEvent) => void`) or for
+ * reconnecting-websocket's own event classes are accepted unchanged.
+ */
+export type EventHandler<E> = {
+  /** Called with each event. */
+  bivarianceHack(event: E): void;
+}['bivarianceHack'];
+
+/** A listener: a function or an object with `handleEvent`, as for EventTarget. */
+export type Listener<E> =
+  | EventHandler<E>
+  | {
+      /** Called with each event. */
+      handleEvent(event: E): void;
+    };
+
+/**
+ * The options of `addEventListener`, as for EventTarget: `once` removes the listener after its first
+ * call, `signal` removes it when aborted. `capture` and `passive` mean nothing here and are ignored.
+ */
+export interface ListenerOptions {
+  readonly once?: boolean;
+  readonly signal?: AbortSignal;
+  readonly capture?: boolean;
+  readonly passive?: boolean;
+}
+
+type EventType = keyof ReconnectingWebSocketEventMap;
+interface Registration {
+  readonly listener: Listener<never>;
+  readonly once: boolean;
+  readonly detach: (() => void) | undefined;
+}
+type ListenerMap = Record<EventType, Registration[]>;
+
+/** What the socket's error event says, as the `cause` of the WebSocketCloseError it led to. */
+function errorCause(event: ErrorEventLike): unknown {
+  if (event.error !== undefined) return event.error;
+  return typeof event.message === 'string' && event.message !== '' ? new Error(event.message) : event;
+}
+
+function checkCloseCode(code: number | undefined): void {
+  if (code === undefined) return;
+  checkNumber('code', code, { integer: true, min: 1000, max: 4999 });
+  if (code !== 1000 && code < 3000) {
+    throw new RangeError(`redialer: close code must be 1000 or in 3000-4999, got ${String(code)}`);
+  }
+}
+
+/**
+ * What the manager traces to: the application's `trace` and the `debug` log, or nothing when neither is
+ * asked for, so that a client without them never has a transition's detail written (the machine writes
+ * it only when read).
+ */
+function traceOf(options: ResolvedWebSocketOptions): ((entry: TraceEntry) => void) | undefined {
+  const { trace, debug, debugLogger } = options;
+  if (!debug) return trace;
+  const log = debugLogger ?? console.log.bind(console);
+  return (entry) => {
+    trace?.(entry);
+    log(`redialer/websocket ${entry.from} -> ${entry.to} (${entry.event}): ${entry.detail}`);
+  };
+}
+
+function isUrlList(url: UrlProvider | readonly string[]): url is readonly string[] {
+  return Array.isArray(url);
+}
+
+/**
+ * A WebSocket that reconnects, with the public surface of reconnecting-websocket 4.x, so that
+ * switching is a change of import. On top: `state$` and `snapshot` (the connection manager's
+ * state), `send()` returning a {@link SendStatus} and a `drop` event for every message that will
+ * never be sent, and `resetBackoff()`.
+ *
+ * @example Node 20, with ws
+ * ```ts
+ * import WebSocket from 'ws';
+ * import { ReconnectingWebSocket } from 'redialer/websocket';
+ * const socket = new ReconnectingWebSocket('wss://example.test/feed', [], { WebSocket });
+ * socket.onmessage = (event) => console.log(event.data);
+ * socket.state$.subscribe((s) => console.log(s.state));
+ * ```
+ */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- [Symbol.dispose] comes from defineDispose
+export class ReconnectingWebSocket {
+  static readonly CONNECTING = ReadyState.CONNECTING;
+  static readonly OPEN = ReadyState.OPEN;
+  static readonly CLOSING = ReadyState.CLOSING;
+  static readonly CLOSED = ReadyState.CLOSED;
+  readonly CONNECTING = ReadyState.CONNECTING;
+  readonly OPEN = ReadyState.OPEN;
+  readonly CLOSING = ReadyState.CLOSING;
+  readonly CLOSED = ReadyState.CLOSED;
+
+  /** Called when a socket opens (after the queue has been flushed into it). */
+  onopen: EventHandler<WebSocketEventLike> | null = null;
+  /** Called once for every socket's end: its close event, or the close that the client announces for it. */
+  onclose: EventHandler<CloseEventLike> | null = null;
+  /** Called for each message received. */
+  onmessage: EventHandler<MessageEventLike> | null = null;
+  /**
+   * Called for a socket's error event while it is in use, and for a connect timeout (a `close` event
+   * follows); also when an attempt fails before it has a socket: the url provider threw, rejected or
+   * returned no string, or the URL was refused (no `close` follows).
+   */
+  onerror: EventHandler<ErrorEventLike> | null = null;
+  /** Called once for each message that will never be sent. */
+  ondrop: EventHandler<DropEvent> | null = null;
+
+  /**
+   * The connection state, read-only: replays the current snapshot to each new subscriber and emits on
+   * every change, in order. It does not complete on close(), since `reconnect()` may start again.
+   */
+  readonly state$: Observable<WebSocketSnapshot>;
+
+  readonly #url: UrlProvider | readonly string[];
+  readonly #protocols: ProtocolsProvider | undefined;
+  readonly #options: ResolvedWebSocketOptions;
+  /** The subject behind `state$`, made from the first snapshot (the manager replays it at once). */
+  readonly #subject: LatestSubject<WebSocketSnapshot>;
+  /** Snapshots that arrived while one was being emitted (restarted from a subscriber), in order. */
+  readonly #unpublished: WebSocketSnapshot[] = [];
+  #publishing = false;
+  readonly #queue: OutboundQueue;
+  readonly #listeners: ListenerMap = { open: [], message: [], error: [], close: [], drop: [] };
+  #manager!: ConnectionManager<WebSocketLike>;
+  #current!: WebSocketSnapshot;
+  #socket: WebSocketLike | undefined;
+  #lastSocket: WebSocketLike | undefined;
+  /** The socket that reconnect() let go of, while readyState may still report it (see readyState). */
+  #abandoned: WebSocketLike | undefined;
+  #warnedClosedSend = false;
+  /** Applied to every socket, as the peers do: 'blob' unless set (`ws` alone defaults to 'nodebuffer'). */
+  #binaryType = 'blob';
+  #heartbeat: Heartbeat | undefined;
+  #stopWatching: (() => void) | undefined;
+  /** Why the client is letting go of its socket (set around close() and reconnect()). */
+  #releasing: ({ readonly kind: 'close' | 'reconnect' } & Omit<Release, 'mode' | 'events'>) | undefined;
+  /** Events for the application that wait for the state they lead to. */
+  readonly #announced: AnnouncedEvent[] = [];
+
+  /**
+   * `url` is a URL, a function returning one, or several URLs of the same service: those are raced as
+   * `happyEyeballs()` races addresses (a 250 ms stagger, first open wins, a backoff per URL).
+   */
+  constructor(
+    url: UrlProvider | readonly string[],
+    protocols?: ProtocolsProvider,
+    options?: ReconnectingWebSocketOptions,
+  ) {
+    const several = Array.isArray(url);
+    if (
+      several
+        ? url.length === 0 || url.some((u) => typeof u !== 'string')
+        : typeof url !== 'string' && typeof url !== 'function'
+    ) {
+      throw new TypeError(
+        `redialer: url must be a string, a function returning one, or a non-empty array of strings, got ${typeof url}`,
+      );
+    }
+    if (
+      protocols !== undefined &&
+      protocols !== null &&
+      typeof protocols !== 'string' &&
+      typeof protocols !== 'function' &&
+      !Array.isArray(protocols)
+    ) {
+      throw new TypeError(
+        `redialer: protocols must be a string, an array of strings or a function returning one, got ${typeof protocols}`,
+      );
+    }
+    this.#url = url;
+    // As in the peers, protocols are passed only when given: null or an empty list means none.
+    this.#protocols =
+      protocols === null || (Array.isArray(protocols) && protocols.length === 0) ? undefined : protocols;
+    this.#options = resolveWebSocketOptions(options);
+    this.#queue = new OutboundQueue(this.#options.maxEnqueuedMessages, this.#options.maxEnqueuedBytes);
+    this.#startSession();
+    this.#subject = new LatestSubject(this.#current);
+    this.state$ = this.#subject.observable;
+    if (!this.#options.startClosed) this.#manager.connect();
+  }
+
+  /** The current snapshot: the manager's, plus `pause`. */
+  get snapshot(): WebSocketSnapshot {
+    return this.#current;
+  }
+
+  /**
+   * Retries in the current backoff cycle, counted as the peers count them: the attempt number minus
+   * one while connecting, and while open until the connection has stayed up `minUptime` (then 0);
+   * while waiting to retry (and so in the `error` and `close` events of a failed attempt or a lost
+   * connection), the number of the retry to come. 0 after reconnect() and while idle.
+   */
+  get retryCount(): number {
+    const snapshot = this.#current;
+    if (snapshot.state === 'TRANSIENT_FAILURE') return snapshot.attempt;
+    if (snapshot.state === 'IDLE') return 0;
+    // A connection that has stayed up minUptime has reset the count (it will reset the backoff).
+    if (snapshot.state === 'READY' && this.#options.scheduler.now() - snapshot.since >= this.#options.minUptime)
+      return 0;
+    return Math.max(0, snapshot.attempt - 1);
+  }
+
+  /**
+   * CONNECTING (0) while connecting, waiting to retry or paused; OPEN (1) while connected; CLOSING
+   * (2) after reconnect() while the socket it let go of is still closing and the new one is not open
+   * (in its `close` event too), as in the peers; CLOSED (3) before the first connect with
+   * `startClosed`, and at once after close() or giving up (as partysocket 1.3).
+   */
+  get readyState(): number {
+    const snapshot = this.#current;
+    switch (snapshot.state) {
+      case 'READY':
+        return this.#socket?.readyState ?? ReadyState.OPEN;
+      case 'SHUTDOWN':
+        return ReadyState.CLOSED;
+      case 'IDLE':
+        if (snapshot.pause === undefined && !this.#closingAbandoned()) return ReadyState.CLOSED;
+    }
+    return this.#closingAbandoned() ? ReadyState.CLOSING : ReadyState.CONNECTING;
+  }
+
+  /** Whether the socket that reconnect() let go of is still closing. */
+  #closingAbandoned(): boolean {
+    if (this.#abandoned?.readyState === ReadyState.CLOSING) return true;
+    this.#abandoned = undefined;
+    return false;
+  }
+
+  /**
+   * Whether the client connects again by itself: false after close() or giving up, and before the
+   * first connect with `startClosed`, until reconnect() (partysocket's `shouldReconnect`).
+   */
+  get shouldReconnect(): boolean {
+    const snapshot = this.#current;
+    return snapshot.state !== 'SHUTDOWN' && !(snapshot.state === 'IDLE' && snapshot.pause === undefined);
+  }
+
+  /** Bytes queued here plus the open socket's own `bufferedAmount`. */
+  get bufferedAmount(): number {
+    return this.#queue.bytes + (this.#socket?.bufferedAmount ?? 0);
+  }
+
+  /** Messages queued until the next open. */
+  get queuedMessages(): number {
+    return this.#queue.length;
+  }
+
+  /** The URL of the latest socket, or '' before the first. */
+  get url(): string {
+    return this.#lastSocket?.url ?? '';
+  }
+
+  /** The sub-protocol the server selected on the latest socket, or ''. */
+  get protocol(): string {
+    return this.#lastSocket?.protocol ?? '';
+  }
+
+  /** The extensions the server selected on the latest socket, or ''. */
+  get extensions(): string {
+    return this.#lastSocket?.extensions ?? '';
+  }
+
+  /**
+   * The binary type of received binary messages; it applies to the current socket and every later
+   * one. @defaultValue 'blob', as in the browser and the peers (set 'arraybuffer', or with `ws`
+   * 'nodebuffer', for other types)
+   */
+  get binaryType(): string {
+    return this.#lastSocket?.binaryType ?? this.#binaryType;
+  }
+
+  /** Sets the binary type of the current socket and of every socket opened later. */
+  set binaryType(value: string) {
+    this.#binaryType = value;
+    if (this.#lastSocket !== undefined) this.#lastSocket.binaryType = value;
+  }
+
+  /**
+   * Sends `data` if the socket is open and nothing is queued before it; otherwise queues it for the
+   * next open, in order. Returns `true` if it was handed to the open socket, `false` if it was queued
+   * or could not be (as partysocket's `send()`); {@link sendWithStatus} tells those apart. A message
+   * that cannot be queued gets a `drop` event: none is dropped silently. As with WebSocket, a value
+   * that is neither a string nor binary data is sent as its string (`send(42)` sends `'42'`).
+   *
+   * @throws TypeError when called without a message, or with a symbol; nothing is queued.
+   */
+  send(data: Message): boolean {
+    // WebSocket's send() tells send() from send(undefined).
+    if (arguments.length === 0) throw new TypeError('redialer: send() needs a message, got no argument');
+    return this.#send(toMessage(data)) === 'sent';
+  }
+
+  /**
+   * `send()`, returning what became of the message: `'sent'` (handed to the open socket), `'queued'`
+   * (held for the next open) or `'rejected'` (not queued; a `drop` event has been dispatched).
+   *
+   * @throws TypeError when called without a message, or with a symbol; nothing is queued.
+   */
+  sendWithStatus(data: Message): SendStatus {
+    if (arguments.length === 0) throw new TypeError('redialer: sendWithStatus() needs a message, got no argument');
+    return this.#send(toMessage(data));
+  }
+
+  #send(message: Message): SendStatus {
+    const current = this.#current;
+    if (current.state === 'SHUTDOWN') {
+      if (this.#options.dropOnClose) return this.#drop(message, 'closed');
+      // After close() (not after giving up, where a reconnect() is the expected next step).
+      if (current.reason === 'shutdown') this.#warnClosedSend();
+    }
+    const socket = this.#socket;
+    if (socket?.readyState === ReadyState.OPEN && this.#queue.length === 0) {
+      socket.send(message);
+      return 'sent';
+    }
+    return this.#queue.offer(message) ? 'queued' : this.#drop(message, 'queue-full');
+  }
+
+  /**
+   * Removes and returns the messages queued and not yet sent, oldest first: to hand them to another
+   * client, or to keep them, when this one is closed for good.
+   */
+  drainQueuedMessages(): Message[] {
+    return this.#queue.clear().map((item) => item.data);
+  }
+
+  /**
+   * A message sent after close() waits for reconnect() (as in partysocket); if the client is not used
+   * again it is never sent, which usually means a stale reference. Said once per close().
+   */
+  #warnClosedSend(): void {
+    if (this.#warnedClosedSend) return;
+    this.#warnedClosedSend = true;
+    console.warn(
+      'redialer/websocket: send() was called after close(): the message is queued and goes out only if reconnect() is called (drainQueuedMessages() takes it back; option dropOnClose refuses it instead)',
+    );
+  }
+
+  /**
+   * Closes the socket (or abandons the attempt or the wait) and stops reconnecting. Queued messages
+   * stay queued for `reconnect()` (`drainQueuedMessages()` takes them; with `dropOnClose` each gets
+   * a `drop` event instead); no timer, listener or socket is left once the socket's
+   * close event has been delivered (an open socket's after its close handshake; a socket still
+   * connecting is abandoned at once, with a close event of code 1006). `reconnect()` starts again.
+   */
+  close(code = 1000, reason?: string): void {
+    checkCloseCode(code);
+    this.#releasing = reason === undefined ? { kind: 'close', code } : { kind: 'close', code, reason };
+    try {
+      this.#manager.shutdown();
+    } finally {
+      this.#releasing = undefined;
+    }
+  }
+
+  /**
+   * Closes the current socket, if any, with `code` (default 1000) and `reason`, dispatching its
+   * `close` event at once (nothing more is heard from that socket), and connects again at once with
+   * a fresh backoff; after close() or giving up, starts again.
+   */
+  reconnect(code?: number, reason?: string): void {
+    checkCloseCode(code);
+    this.#warnedClosedSend = false;
+    if (this.#current.state === 'SHUTDOWN') {
+      this.#startSession();
+      this.#manager.connect();
+      return;
+    }
+    const manager = this.#manager;
+    const state = this.#current.state;
+    if (state === 'READY' || state === 'CONNECTING' || this.#current.pause !== undefined) {
+      this.#releasing = {
+        kind: 'reconnect',
+        ...(code === undefined ? {} : { code }),
+        ...(reason === undefined ? {} : { reason }),
+      };
+      try {
+        manager.idle();
+      } finally {
+        this.#releasing = undefined;
+      }
+    }
+    manager.resetBackoff();
+    manager.connect();
+  }
+
+  /** gRPC's ResetConnectBackoff: while waiting to retry, attempt now; the next wait starts from the initial delay. */
+  resetBackoff(): void {
+    this.#manager.resetBackoff();
+  }
+
+  /**
+   * Adds a listener (a listener added twice is called twice, as in reconnecting-websocket). With
+   * `{ once: true }` it is removed after its first call; with `{ signal }`, when the signal aborts.
+   */
+  addEventListener<K extends EventType>(
+    type: K,
+    listener: Listener<ReconnectingWebSocketEventMap[K]>,
+    options?: boolean | ListenerOptions,
+  ): void {
+    const list = this.#listeners[type] as Registration[] | undefined;
+    if (list === undefined) return;
+    const { once = false, signal } = typeof options === 'object' ? options : {};
+    if (signal?.aborted === true) return;
+    let detach: (() => void) | undefined;
+    const registration: Registration = {
+      listener,
+      once,
+      get detach() {
+        return detach;
+      },
+    };
+    if (signal !== undefined) {
+      const onAbort = (): void => {
+        this.#unregister(list, registration);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      detach = () => {
+        signal.removeEventListener('abort', onAbort);
+      };
+    }
+    list.push(registration);
+  }
+
+  /** Removes every registration of `listener` for `type` (`options` are accepted and ignored). */
+  removeEventListener<K extends EventType>(
+    type: K,
+    listener: Listener<ReconnectingWebSocketEventMap[K]>,
+    options?: boolean | ListenerOptions,
+  ): void;
+  removeEventListener<K extends EventType>(type: K, listener: Listener<ReconnectingWebSocketEventMap[K]>): void {
+    const list = this.#listeners[type] as Registration[] | undefined;
+    for (const registration of list?.filter((r) => r.listener === listener) ?? [])
+      this.#unregister(list ?? [], registration);
+  }
+
+  /** Calls the listeners of `event.type` (not the `on…` handler), as reconnecting-websocket does. */
+  dispatchEvent(event: WebSocketEventLike): boolean {
+    const list = (this.#listeners as Partial<Record<string, Registration[]>>)[event.type];
+    if (list !== undefined) this.#dispatch(list, event);
+    return true;
+  }
+
+  #startSession(): void {
+    const options = this.#options;
+    const hooks = this.#hooks();
+    const connectorFor = (url: UrlProvider): Connector<WebSocketLike> =>
+      createWebSocketConnector({ url, protocols: this.#protocols, WebSocket: options.WebSocket, hooks });
+    const urls = this.#url;
+    const trace = traceOf(options);
+    const manager = new ConnectionManager<WebSocketLike>({
+      connector: isUrlList(urls)
+        ? happyEyeballs(
+            urls.map((url) => ({ label: url, connector: connectorFor(url) })),
+            {
+              backoff: options.backoff,
+              scheduler: options.scheduler,
+              random: options.random,
+              maxRetryAfter: options.maxRetryAfter,
+            },
+          )
+        : connectorFor(urls),
+      backoff: options.backoff,
+      minConnectTimeout: options.connectionTimeout,
+      minUptime: options.minUptime,
+      backoffAfterLoss: options.backoffAfterLoss,
+      maxRetries: options.maxRetries,
+      serverHints: options.serverHints,
+      maxRetryAfter: options.maxRetryAfter,
+      scheduler: options.scheduler,
+      random: options.random,
+      reconnectSpread: options.reconnectSpread,
+      attemptSpacing: options.attemptSpacing,
+      ...(trace === undefined ? {} : { trace }),
+      ...(options.onUnhandledError === undefined ? {} : { onUnhandledError: options.onUnhandledError }),
+    });
+    this.#manager = manager;
+    if (options.pauseWhileOffline && isOffline(options.environment)) manager.pause();
+    if (options.pauseWhileOffline || options.retryOnVisible || options.heartbeat !== undefined) {
+      this.#stopWatching = watchEnvironment(options.environment, {
+        online: () => {
+          this.#onOnline(manager);
+        },
+        offline: () => {
+          if (manager === this.#manager && options.pauseWhileOffline) manager.pause();
+        },
+        visible: () => {
+          this.#onVisible(manager);
+        },
+      });
+    }
+    manager.state$.subscribe((snapshot) => {
+      if (manager === this.#manager) this.#onSnapshot(snapshot);
+    });
+  }
+
+  #onSnapshot(snapshot: ConnectionSnapshot<WebSocketLike>): void {
+    if (snapshot.state === 'READY' || snapshot.state === 'SHUTDOWN') this.#abandoned = undefined;
+    if (snapshot.state !== 'READY') {
+      this.#socket = undefined;
+      this.#heartbeat?.stop();
+      this.#heartbeat = undefined;
+    }
+    if (snapshot.state === 'SHUTDOWN') {
+      this.#stopWatching?.();
+      this.#stopWatching = undefined;
+    }
+    const paused = snapshot.state === 'IDLE' && snapshot.paused === true;
+    this.#current = { ...snapshot, pause: paused ? { reason: 'offline' } : undefined };
+    // Taken before the publish: a subscriber that restarts the socket queues for the new session.
+    const dropped = snapshot.state === 'SHUTDOWN' && this.#options.dropOnClose ? this.#queue.clear() : [];
+    this.#publish(this.#current);
+    for (const item of dropped) this.#drop(item.data, 'closed');
+  }
+
+  /**
+   * Emits `snapshot` on `state$`, then dispatches the events that waited for it. A snapshot that
+   * arrives while another is being emitted (a subscriber called reconnect() after close()) waits
+   * until every subscriber has seen that one, so that each sees the snapshots in order and ends on
+   * the current one.
+   */
+  #publish(snapshot: WebSocketSnapshot): void {
+    // Unset only while the constructor starts the first session; the subject starts from its snapshot.
+    const subject = this.#subject as LatestSubject<WebSocketSnapshot> | undefined;
+    if (subject === undefined) return;
+    if (this.#publishing) {
+      this.#unpublished.push(snapshot);
+      return;
+    }
+    this.#publishing = true;
+    try {
+      for (let next: WebSocketSnapshot | undefined = snapshot; next !== undefined; next = this.#unpublished.shift()) {
+        subject.next(next);
+        this.#flushAnnounced();
+      }
+    } finally {
+      this.#publishing = false;
+    }
+  }
+
+  #hooks(): SocketHooks {
+    return {
+      created: (socket) => {
+        this.#lastSocket = socket;
+        socket.binaryType = this.#binaryType;
+      },
+      opening: (socket, control) => {
+        // With several URLs, the socket created first may have lost the race.
+        this.#lastSocket = socket;
+        this.#socket = socket;
+        // Queued messages go first, before READY is announced: a send() from a state$ subscriber or
+        // from onopen comes after them and is never refused by a queue that is about to drain.
+        this.#flush(socket);
+        this.#startHeartbeat(socket, control);
+      },
+      open: (_socket, event) => {
+        this.#emit('open', event);
+      },
+      message: (event) => {
+        this.#onMessage(event);
+      },
+      ended: (close, error, opened) => this.#ended(close, error, opened),
+      announce: (events) => {
+        this.#announce(events);
+      },
+      released: (socket, opened) => this.#released(socket, opened),
+    };
+  }
+
+  #startHeartbeat(socket: WebSocketLike, control: SocketControl): void {
+    const config = this.#options.heartbeat;
+    if (config === undefined) return;
+    this.#heartbeat?.stop();
+    this.#heartbeat = startHeartbeat(socket, config, {
+      scheduler: this.#options.scheduler,
+      random: this.#options.random,
+      dead: (silence) => {
+        control.fail(new HeartbeatTimeoutError(silence), new CloseEvent(4000, 'heartbeat timeout', this, false));
+      },
+      report: (error) => {
+        this.#report(error);
+      },
+    });
+  }
+
+  #onMessage(event: MessageEventLike): void {
+    this.#heartbeat?.alive();
+    const isPong = this.#options.heartbeat?.isPong;
+    if (isPong !== undefined) {
+      try {
+        if (isPong(event.data)) return;
+      } catch (error) {
+        this.#report(error);
+      }
+    }
+    this.#emit('message', event);
+  }
+
+  #ended(close: CloseEventLike, errorEvent: ErrorEventLike | undefined, opened: boolean): unknown {
+    this.#socket = undefined;
+    const options = this.#options;
+    const error = new WebSocketCloseError(close, opened, errorEvent === undefined ? undefined : errorCause(errorEvent));
+    const decision = decideClose(close, options);
+    if (decision.action === 'stop') return permanent(error);
+    if (decision.action === 'server-backoff') {
+      // The manager waits at least this long (longer if its own backoff says so) in TRANSIENT_FAILURE.
+      // With serverHints 'exact' a hint is the wait itself (the manager keeps it within the backoff's bounds).
+      const exact = options.serverHints === 'exact' ? decision.hintMs : undefined;
+      // A 1012/1013 means "not at once": at least the first wait, or the server's longer hint. The
+      // manager cuts it to maxRetryAfter and spreads it, as it does every server hint.
+      return retryAfter(error, exact ?? Math.max(options.minDelay, decision.hintMs ?? 0));
+    }
+    return error;
+  }
+
+  /** How to let go of the live socket: as close() or reconnect() asked, or (a cut attempt) as a timeout. */
+  #released(socket: WebSocketLike, opened: boolean): Release {
+    const releasing = this.#releasing;
+    if (releasing?.kind === 'close' && opened) {
+      // As partysocket 1.3: the close event, with the code and reason given, is dispatched within
+      // close(), so that it is never lost to listeners detached right after, and never comes after a
+      // later reconnect()'s open. The socket finishes its close handshake by itself.
+      const code = releasing.code ?? 1000;
+      const close = new CloseEvent(code, releasing.reason ?? '', this);
+      return { ...pick({ ...releasing, code }), events: [['close', close]] };
+    }
+    if (releasing?.kind === 'close') {
+      // A socket still connecting fails, as the WebSocket API says (1006; Node 22's never fires close).
+      return { ...pick(releasing), events: [['close', abnormalClose()]] };
+    }
+    if (releasing?.kind === 'reconnect') {
+      // As the peers: the old socket's close is dispatched now, and nothing more of it; readyState
+      // shows it CLOSING until it has closed or the new socket opens.
+      this.#abandoned = socket;
+      const code = releasing.code ?? 1000;
+      const close = new CloseEvent(code, releasing.reason ?? '', this);
+      return { ...pick({ ...releasing, code }), events: [['close', close]] };
+    }
+    // The manager has already moved on when it lets go of an attempt (its state is set before its
+    // effects run): a cut at the deadline shows as a ConnectTimeoutError.
+    const manager = this.#manager.snapshot;
+    if (manager.state !== 'CONNECTING' && isConnectTimeoutError(manager.lastError)) {
+      // reconnecting-websocket's TIMEOUT error, then a close.
+      return {
+        events: [
+          ['error', new ErrorEvent(new Error('TIMEOUT'), this)],
+          ['close', abnormalClose('timeout')],
+        ],
+      };
+    }
+    // A socket that lost a race of several URLs (another one opened first): dropped quietly.
+    return { events: [] };
+  }
+
+  #announce(events: readonly AnnouncedEvent[]): void {
+    if (events.length === 0) return;
+    this.#announced.push(...events);
+    // Normally dispatched right after the state they lead to is published; at the latest, now.
+    queueMicrotask(() => {
+      this.#flushAnnounced();
+    });
+  }
+
+  #flushAnnounced(): void {
+    for (let next = this.#announced.shift(); next !== undefined; next = this.#announced.shift()) {
+      if (next[0] === 'error') this.#emit('error', next[1]);
+      else this.#emit('close', next[1]);
+    }
+  }
+
+  #onOnline(manager: ConnectionManager<WebSocketLike>): void {
+    if (manager !== this.#manager) return;
+    this.#heartbeat?.check();
+    if (this.#current.pause !== undefined || manager.snapshot.state !== 'TRANSIENT_FAILURE') {
+      if (this.#options.pauseWhileOffline) manager.resume();
+    } else if (!isRetryAfterError(this.#current.lastError)) {
+      // Coming back online retries at once, but a wait the server asked for is respected.
+      manager.resetBackoff();
+    }
+  }
+
+  #onVisible(manager: ConnectionManager<WebSocketLike>): void {
+    if (manager !== this.#manager) return;
+    // Background tabs throttle timers: a connection that died meanwhile is found now.
+    this.#heartbeat?.check();
+    if (!this.#options.retryOnVisible) return;
+    const snapshot = this.#current;
+    if (snapshot.state !== 'TRANSIENT_FAILURE' || isRetryAfterError(snapshot.lastError)) return;
+    if (snapshot.nextAttemptAt - this.#options.scheduler.now() > this.#options.visibleRetryThreshold)
+      manager.resetBackoff();
+  }
+
+  #flush(socket: WebSocketLike): void {
+    for (
+      let item = this.#queue.peek();
+      item !== undefined && socket.readyState === ReadyState.OPEN;
+      item = this.#queue.peek()
+    ) {
+      socket.send(item.data);
+      this.#queue.shift();
+    }
+  }
+
+  #drop(data: Message, reason: DropReason): 'rejected' {
+    this.#emit('drop', { type: 'drop', data, reason });
+    return 'rejected';
+  }
+
+  #emit<K extends EventType>(type: K, event: ReconnectingWebSocketEventMap[K]): void {
+    const handler = this[`on${type}`] as EventHandler<ReconnectingWebSocketEventMap[K]> | null;
+    if (handler !== null) this.#call(handler, event);
+    this.#dispatch(this.#listeners[type], event);
+  }
+
+  #dispatch(list: Registration[], event: unknown): void {
+    for (const registration of list.slice()) {
+      if (!list.includes(registration)) continue; // removed by an earlier listener
+      if (registration.once) this.#unregister(list, registration);
+      this.#call(registration.listener, event);
+    }
+  }
+
+  #unregister(list: Registration[], registration: Registration): void {
+    const i = list.indexOf(registration);
+    if (i === -1) return;
+    list.splice(i, 1);
+    registration.detach?.();
+  }
+
+  #call<E>(listener: Listener<E>, event: E): void {
+    try {
+      if (typeof listener === 'function') listener.call(this, event);
+      else listener.handleEvent(event);
+    } catch (error) {
+      this.#report(error);
+    }
+  }
+
+  /** An exception of the application's code must not break the state machine, nor be swallowed. */
+  #report(error: unknown): void {
+    reportUnhandledError(error, this.#options.onUnhandledError);
+  }
+}
+
+/** The close code and reason of a release, without undefined members. */
+function pick(release: { readonly code?: number; readonly reason?: string }): { code?: number; reason?: string } {
+  return {
+    ...(release.code === undefined ? {} : { code: release.code }),
+    ...(release.reason === undefined ? {} : { reason: release.reason }),
+  };
+}
+
+// `[Symbol.dispose]()` is `close()`, for `using` declarations; typed where the consumer's lib has it.
+defineDispose(ReconnectingWebSocket.prototype, function dispose(this: ReconnectingWebSocket) {
+  if (this.snapshot.state !== 'SHUTDOWN') this.close();
+});
+
+/** `using socket = new ReconnectingWebSocket(…)` closes the socket at the end of the scope. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging -- merged into the class
+export interface ReconnectingWebSocket extends DisposableWhereDeclared {}

@@ -1,0 +1,699 @@
+/**
+ * `failover(providers, options)`: one call, several providers that can serve it (three mail
+ * services, a primary and a standby region). Each provider keeps its own backoff, budget and circuit
+ * breaker across calls; each call has one shared deadline, optional hedging, and an error that says
+ * what every provider did.
+ * @module
+ */
+import { asyncScheduler, BehaviorSubject, type Observable, type SchedulerLike, skip, Subscription } from 'rxjs';
+import type { Backoff, BackoffPolicy, RandomSource } from '../../../backoff/backoff.js';
+import {
+  type AttemptSpacing,
+  earliestStart,
+  FULL_CREDIT,
+  resolveAttemptSpacing,
+  spendStart,
+} from '../../../backoff/attempt-spacing.js';
+import { MAX_DELAY_MS } from '../../../backoff/backoff.js';
+import { stepBackoff } from '../../../backoff/backoff-step.js';
+import { boundHint, hintedDelay } from '../../../backoff/server-hint.js';
+import { exponentialBackoff } from '../../../backoff/exponential-backoff.js';
+import { scheduleTimer, scheduleTimerAt } from '../../../internal/schedule-timer.js';
+import {
+  checkNumber,
+  checkOptionsObject,
+  describeValue,
+  optionalChoice,
+  optionalFunction,
+  optionalNumber,
+} from '../../../internal/validate.js';
+import {
+  type BreakerPermit,
+  type BreakerSnapshot,
+  type CircuitBreaker,
+  type CircuitBreakerOptions,
+  circuitBreaker,
+} from '../breaker/circuit-breaker.js';
+import type { RetryBudget } from '../budgets/retry-budget.js';
+import { SlidingWindow } from '../budgets/sliding-window.js';
+import { type Classifier, classify as defaultClassify } from '../classification/classify.js';
+import { emit, type RetryEventSink } from '../core/retry-event.js';
+import { serverHint } from '../policy/retry-decision.js';
+import { AttemptTimeoutError } from '../timeouts/attempt-timeout-error.js';
+import { FailoverError, type FailoverGiveUp, type ProviderOutcome } from './failover-error.js';
+
+/** What each provider call receives. */
+export interface FailoverAttemptContext {
+  /** Aborted when the attempt is cut: its timeout, the deadline, the caller, or a faster provider (hedging). */
+  readonly signal: AbortSignal;
+  /** The attempt number within the call, 1-based, across providers. */
+  readonly attempt: number;
+  /** The provider's name. */
+  readonly provider: string;
+  /** When the whole call must be done, on the scheduler clock (Infinity for never). */
+  readonly deadline: number;
+}
+
+/** One provider. */
+export interface FailoverProvider<A, T> {
+  /** A unique name, for errors, metrics, `providers$` and sticky keys. */
+  readonly name: string;
+  /** Serves the call; pass `context.signal` on to fetch or gRPC. */
+  readonly call: (args: A, context: FailoverAttemptContext) => T | PromiseLike<T>;
+  /**
+   * The provider's backoff after a transient failure: it is skipped (by this and later calls) until
+   * the wait is over. A server hint (Retry-After, gRPC pushback) is a floor. @defaultValue `exponentialBackoff()`
+   */
+  readonly backoff?: BackoffPolicy;
+  /** A retry budget for this provider: a second attempt on it within one call needs `canRetry()`. */
+  readonly budget?: RetryBudget;
+  /**
+   * The provider's circuit breaker: one you made (it may be shared), options for a new one, or
+   * `false` for none. @defaultValue `circuitBreaker({ name })` (Polly's defaults)
+   */
+  readonly breaker?: CircuitBreaker | CircuitBreakerOptions | false;
+  /** The provider's share under `order: 'weighted'`, > 0. @defaultValue 1 */
+  readonly weight?: number;
+}
+
+/** Options of {@link failover}. Times are in milliseconds. */
+export interface FailoverOptions {
+  /** The time one call may take, across all providers and waits. @defaultValue Infinity */
+  readonly deadline?: number;
+  /** How long each attempt may take; a cut attempt is a transient failure of its provider. @defaultValue none */
+  readonly attemptTimeout?: number;
+  /** Attempts per call, across providers. @defaultValue the number of providers (one pass) */
+  readonly maxAttempts?: number;
+  /**
+   * Hedging: start the next provider when the current one has not answered within this delay; the
+   * first answer wins and the others are aborted. `Infinity`: the next starts only after a failure;
+   * 0: `maxCopies` providers at once (idempotent calls only). @defaultValue Infinity
+   */
+  readonly hedgeDelay?: number;
+  /** With hedging, the most attempts in flight at once. @defaultValue 2 */
+  readonly maxCopies?: number;
+  /**
+   * Which provider goes first: `priority` (the given order), `round-robin` (each call starts one
+   * further), `weighted` (a random order weighted by `weight` × recent success rate). @defaultValue 'priority'
+   */
+  readonly order?: 'priority' | 'round-robin' | 'weighted';
+  /** The window over which `weighted` judges recent health. @defaultValue 60000 */
+  readonly healthWindow?: number;
+  /**
+   * The ceiling on a server's hint for one provider (Retry-After, gRPC pushback; a pushback that asks
+   * not to retry at all counts as this long), ms. @defaultValue 60000, as for `retry()`
+   */
+  readonly maxRetryAfter?: number;
+  /** Permanent failures stop the call at once; transient ones move on. @defaultValue `classify` */
+  readonly classify?: Classifier;
+  /** Receives attempt, success, give-up and permanent events (a {@link RetryMetrics} counts them). */
+  readonly metrics?: RetryEventSink;
+  /** The clock and the timers; breakers created here use it too. @defaultValue `asyncScheduler` */
+  readonly scheduler?: SchedulerLike;
+  /** The random source for backoff jitter and the weighted order. @defaultValue `Math.random` */
+  readonly random?: RandomSource;
+  /**
+   * The floor on the spacing of attempt starts within one call, which no backoff undercuts (as for
+   * `retry()`). @defaultValue 5 back to back, then one per 100 ms
+   */
+  readonly attemptSpacing?: Partial<AttemptSpacing>;
+}
+
+/** Options of one call. */
+export interface FailoverCallOptions {
+  /** Aborts the call: attempts in flight are aborted and the promise rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+  /**
+   * Keeps the calls of one operation on one provider (say, every request that uses one nonce): the
+   * provider that last served this key goes first while it can be tried. @defaultValue none
+   */
+  readonly stickyKey?: string;
+}
+
+/** A provider's state, for UIs and logs. */
+export interface ProviderSnapshot {
+  readonly name: string;
+  /** Its breaker's state (`closed` without a breaker). */
+  readonly breaker: BreakerSnapshot['state'];
+  /** When its backoff or a server hint lets it be tried again (-Infinity: now). */
+  readonly nextEligibleAt: number;
+  /** Transient failures since its last success. */
+  readonly failures: number;
+  /** Attempts in flight now. */
+  readonly inFlight: number;
+}
+
+/** The function {@link failover} returns. */
+export interface FailoverFunction<A, T> {
+  (args: A, options?: FailoverCallOptions): Promise<T>;
+  /** Each provider's state; replays the latest; emits on every change. */
+  readonly providers$: Observable<readonly ProviderSnapshot[]>;
+  /** Disposes the breakers it created and completes `providers$`. */
+  dispose(): void;
+}
+
+interface ProviderState<A, T> {
+  readonly spec: FailoverProvider<A, T>;
+  readonly index: number;
+  readonly breaker: CircuitBreaker | undefined;
+  readonly ownBreaker: boolean;
+  readonly policy: BackoffPolicy;
+  readonly weight: number;
+  readonly health: SlidingWindow<'success' | 'failure'>;
+  backoff: Backoff | undefined;
+  nextEligibleAt: number;
+  failures: number;
+  inFlight: number;
+}
+
+const STICKY_LIMIT = 10_000;
+const HEDGE_LOST = 'another provider answered first';
+
+function isBreaker(value: unknown): value is CircuitBreaker {
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { tryAcquire?: unknown }).tryAcquire === 'function'
+  );
+}
+
+function hintDelay(error: unknown, now: number): number {
+  const hint = serverHint(error, now);
+  if (hint === undefined) return 0;
+  if (hint.kind === 'retry-after') return hint.delay;
+  return hint.pushback.kind === 'wait' ? hint.pushback.delay : MAX_DELAY_MS;
+}
+
+/** Milliseconds for a message: whole numbers, as timers see them. */
+function ms(value: number): string {
+  return String(Math.round(value));
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
+  }
+  return String(error);
+}
+
+/**
+ * Makes one function out of several providers of the same service.
+ *
+ * A call walks the providers in `order`, skipping one whose breaker is open, whose own backoff (or a
+ * server's Retry-After / pushback) says "not yet", or whose budget refuses a second attempt. A
+ * transient failure moves on to the next provider at once; a permanent one (per `classify`) rejects
+ * at once with that error. When no provider can be tried now, the call waits for the soonest one,
+ * unless that is past the `deadline`. With `hedgeDelay`, a slow provider gets company: the next one
+ * starts beside it, the first answer wins and the others are aborted through their signals (never
+ * more than `maxCopies` at once). When all fail, a {@link FailoverError} says what each one did.
+ *
+ * @example
+ * ```ts
+ * import { failover, HttpResponseError } from 'redialer/retry';
+ *
+ * const post = (url: string) => async (body: string, { signal }: { signal: AbortSignal }) => {
+ *   const res = await fetch(url, { method: 'POST', body, signal });
+ *   if (!res.ok) throw new HttpResponseError(res);
+ *   return res.status;
+ * };
+ * const send = failover(
+ *   [
+ *     { name: 'primary', call: post('https://mail-a.example/send') },
+ *     { name: 'standby', call: post('https://mail-b.example/send') },
+ *   ],
+ *   { deadline: 30_000, attemptTimeout: 10_000 },
+ * );
+ * await send('hello');
+ * ```
+ */
+export function failover<A, T>(
+  providers: readonly FailoverProvider<A, T>[],
+  options: FailoverOptions = {},
+): FailoverFunction<A, T> {
+  const list: unknown = providers;
+  if (!Array.isArray(list) || list.length === 0) {
+    throw new TypeError(`redialer: failover() needs a non-empty array of providers, got ${describeValue(providers)}`);
+  }
+  const raw = checkOptionsObject('failover options', options);
+  const deadlineMs = optionalNumber('deadline', raw['deadline'], Infinity, { min: 0, allowInfinity: true });
+  const attemptTimeout =
+    raw['attemptTimeout'] === undefined
+      ? undefined
+      : checkNumber('attemptTimeout', raw['attemptTimeout'], { min: Number.MIN_VALUE, max: MAX_DELAY_MS });
+  const maxAttempts = optionalNumber('maxAttempts', raw['maxAttempts'], providers.length, {
+    min: 1,
+    integer: true,
+    allowInfinity: true,
+  });
+  const hedgeDelay = optionalNumber('hedgeDelay', raw['hedgeDelay'], Infinity, { min: 0, allowInfinity: true });
+  const maxCopies =
+    hedgeDelay === Infinity ? 1 : optionalNumber('maxCopies', raw['maxCopies'], 2, { min: 1, max: 10, integer: true });
+  const order = optionalChoice('order', raw['order'], ['priority', 'round-robin', 'weighted'] as const, 'priority');
+  const healthWindow = optionalNumber('healthWindow', raw['healthWindow'], 60_000, { min: 1 });
+  const maxRetryAfter = optionalNumber('maxRetryAfter', raw['maxRetryAfter'], 60_000, { min: 0, max: MAX_DELAY_MS });
+  const classify = optionalFunction<Classifier>('classify', raw['classify'], defaultClassify);
+  const metrics = raw['metrics'] as RetryEventSink | undefined;
+  if (metrics !== undefined && typeof (metrics as { record?: unknown }).record !== 'function') {
+    throw new TypeError(`redialer: option "metrics" must have a record() method, got ${describeValue(metrics)}`);
+  }
+  const scheduler = (raw['scheduler'] ?? asyncScheduler) as SchedulerLike;
+  if (
+    typeof (scheduler as { schedule?: unknown }).schedule !== 'function' ||
+    typeof (scheduler as { now?: unknown }).now !== 'function'
+  ) {
+    throw new TypeError(`redialer: option "scheduler" must be an RxJS scheduler, got ${describeValue(scheduler)}`);
+  }
+  const random = optionalFunction<RandomSource>('random', raw['random'], Math.random);
+  const spacing = resolveAttemptSpacing('attemptSpacing', raw['attemptSpacing']);
+  const now = (): number => scheduler.now();
+
+  const names = new Set<string>();
+  const states: ProviderState<A, T>[] = providers.map((spec, index) => {
+    const p = checkOptionsObject(`provider ${String(index)}`, spec);
+    const name = p['name'];
+    if (typeof name !== 'string' || name === '')
+      throw new TypeError(
+        `redialer: provider ${String(index)} needs a non-empty string "name", got ${describeValue(name)}`,
+      );
+    if (names.has(name)) throw new TypeError(`redialer: provider name ${JSON.stringify(name)} is used twice`);
+    names.add(name);
+    if (typeof p['call'] !== 'function')
+      throw new TypeError(
+        `redialer: provider ${JSON.stringify(name)} needs a "call" function, got ${describeValue(p['call'])}`,
+      );
+    const policy = (p['backoff'] ?? exponentialBackoff()) as BackoffPolicy;
+    if (typeof (policy as { first?: unknown }).first !== 'function') {
+      throw new TypeError(
+        `redialer: provider ${JSON.stringify(name)}: option "backoff" must be a backoff policy, got ${describeValue(policy)}`,
+      );
+    }
+    const budget = p['budget'] as RetryBudget | undefined;
+    if (budget !== undefined && typeof (budget as { canRetry?: unknown }).canRetry !== 'function') {
+      throw new TypeError(
+        `redialer: provider ${JSON.stringify(name)}: option "budget" must be a retry budget, got ${describeValue(budget)}`,
+      );
+    }
+    const breakerOption = p['breaker'];
+    let breaker: CircuitBreaker | undefined;
+    let ownBreaker = false;
+    if (isBreaker(breakerOption)) breaker = breakerOption;
+    else if (breakerOption !== false) {
+      breaker = circuitBreaker({ name, scheduler, random, ...(breakerOption as CircuitBreakerOptions | undefined) });
+      ownBreaker = true;
+    }
+    const weight = optionalNumber(`${name}.weight`, p['weight'], 1, { min: Number.MIN_VALUE });
+    return {
+      spec,
+      index,
+      breaker,
+      ownBreaker,
+      policy,
+      weight,
+      health: new SlidingWindow(healthWindow, now),
+      backoff: undefined,
+      nextEligibleAt: -Infinity,
+      failures: 0,
+      inFlight: 0,
+    };
+  });
+
+  const snapshots = (): readonly ProviderSnapshot[] =>
+    states.map((s) => ({
+      name: s.spec.name,
+      breaker: s.breaker?.snapshot.state ?? 'closed',
+      nextEligibleAt: s.nextEligibleAt,
+      failures: s.failures,
+      inFlight: s.inFlight,
+    }));
+  const subject = new BehaviorSubject<readonly ProviderSnapshot[]>(snapshots());
+  const publish = (): void => {
+    if (!subject.closed) subject.next(snapshots());
+  };
+  const breakerWatch: Subscription[] = states.flatMap((s) =>
+    s.breaker === undefined
+      ? []
+      : [
+          s.breaker.state$.subscribe(() => {
+            publish();
+          }),
+        ],
+  );
+  const sticky = new Map<string, ProviderState<A, T>>();
+  let calls = 0;
+
+  /** The order for one call. */
+  const orderFor = (stickyKey: string | undefined): ProviderState<A, T>[] => {
+    let list: ProviderState<A, T>[];
+    if (order === 'round-robin') {
+      const start = calls % states.length;
+      list = [...states.slice(start), ...states.slice(0, start)];
+    } else if (order === 'weighted') {
+      const pool = states.map((s) => {
+        const ok = s.health.count('success');
+        const bad = s.health.count('failure');
+        return { s, w: s.weight * ((ok + 1) / (ok + bad + 2)) };
+      });
+      list = [];
+      while (pool.length > 0) {
+        const total = pool.reduce((sum, x) => sum + x.w, 0);
+        let pick = random() * total;
+        let index = pool.findIndex((x) => (pick -= x.w) < 0);
+        if (index < 0) index = pool.length - 1;
+        const [chosen] = pool.splice(index, 1);
+        if (chosen !== undefined) list.push(chosen.s);
+      }
+    } else {
+      list = [...states];
+    }
+    calls += 1;
+    const preferred = stickyKey === undefined ? undefined : sticky.get(stickyKey);
+    if (preferred !== undefined) list = [preferred, ...list.filter((s) => s !== preferred)];
+    return list;
+  };
+
+  const call = (args: A, callOptions: FailoverCallOptions = {}): Promise<T> => {
+    const callRaw = checkOptionsObject('failover call options', callOptions);
+    const signal = callRaw['signal'] as AbortSignal | undefined;
+    const stickyKey = callRaw['stickyKey'];
+    if (stickyKey !== undefined && typeof stickyKey !== 'string') {
+      throw new TypeError(`redialer: option "stickyKey" must be a string, got ${describeValue(stickyKey)}`);
+    }
+    return new Promise<T>((resolve, reject) => {
+      if (signal?.aborted === true) {
+        reject(signal.reason);
+        return;
+      }
+      const started = now();
+      const deadline = started + deadlineMs;
+      const sequence = orderFor(stickyKey);
+      const tries = new Map<ProviderState<A, T>, number>();
+      const outcomes = new Map<ProviderState<A, T>, Omit<ProviderOutcome, 'provider' | 'attempts'>>();
+      const flights = new Set<{
+        state: ProviderState<A, T>;
+        controller: AbortController;
+        permit: BreakerPermit | undefined;
+        timer: Subscription | undefined;
+      }>();
+      let attempts = 0;
+      let credit = FULL_CREDIT;
+      let settled = false;
+      // Read through a function: callbacks run during a loop may settle the call.
+      const isSettled = (): boolean => settled;
+      let wait: Subscription | undefined;
+      let hedge: Subscription | undefined;
+      const deadlineTimer =
+        deadline === Infinity
+          ? undefined
+          : scheduleTimerAt(scheduler, deadline, () => {
+              giveUp('deadline');
+            });
+
+      const note = (
+        state: ProviderState<A, T>,
+        outcome: ProviderOutcome['outcome'],
+        detail: string,
+        error?: unknown,
+      ): void => {
+        outcomes.set(state, { outcome, detail, error });
+      };
+
+      const cleanup = (reason: unknown, cut: boolean): void => {
+        settled = true;
+        wait?.unsubscribe();
+        hedge?.unsubscribe();
+        deadlineTimer?.unsubscribe();
+        signal?.removeEventListener('abort', onAbort);
+        for (const flight of [...flights]) {
+          flights.delete(flight);
+          flight.timer?.unsubscribe();
+          flight.permit?.cancel();
+          flight.state.inFlight -= 1;
+          if (cut) note(flight.state, 'cut', reason instanceof Error ? reason.message : String(reason));
+          flight.controller.abort(reason);
+        }
+        publish();
+      };
+
+      const giveUp = (why: FailoverGiveUp): void => {
+        if (settled) return;
+        cleanup(new AttemptTimeoutError(attempts, deadlineMs), why === 'deadline');
+        const list = states.map((s): ProviderOutcome => ({
+          provider: s.spec.name,
+          attempts: tries.get(s) ?? 0,
+          ...(outcomes.get(s) ?? { outcome: 'not-tried', detail: '', error: undefined }),
+        }));
+        const last = [...outcomes.values()]
+          .map((o) => o.error)
+          .filter((e) => e !== undefined)
+          .at(-1);
+        emit(metrics, {
+          type: 'give-up',
+          attempt: attempts,
+          reason: why === 'deadline' ? 'deadline' : 'attempts',
+          error: last,
+        });
+        reject(new FailoverError(why, list, last === undefined ? undefined : { cause: last }));
+      };
+
+      function onAbort(): void {
+        if (settled) return;
+        const reason: unknown = signal?.reason;
+        cleanup(reason, false);
+        reject(reason);
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+
+      /** Why `state` cannot be tried now, or undefined if it can. */
+      const blocked = (state: ProviderState<A, T>, t: number): string | undefined => {
+        if ([...flights].some((f) => f.state === state)) return 'in flight';
+        const breakerState = state.breaker?.snapshot;
+        if (breakerState?.state === 'open') return `circuit open until +${String(breakerState.until - t)} ms`;
+        if (state.nextEligibleAt > t) return `backing off until +${ms(state.nextEligibleAt - t)} ms`;
+        if ((tries.get(state) ?? 0) > 0 && state.spec.budget !== undefined && !state.spec.budget.canRetry())
+          return 'retry budget exhausted';
+        return undefined;
+      };
+
+      /** Starts attempts while copies and providers allow; then decides whether to wait, hedge or give up. */
+      const pump = (): void => {
+        if (settled) return;
+        wait?.unsubscribe();
+        wait = undefined;
+        const t = now();
+        // Providers whose half-open breaker has its one probe out (from another call): due when it settles.
+        const busy = new Set<ProviderState<A, T>>();
+        // The floor on attempt starts: when it says "not yet", the next start waits for it.
+        const floorAt = earliestStart(credit, spacing);
+        while (floorAt <= t && flights.size < maxCopies && (flights.size === 0 || hedgeDue) && attempts < maxAttempts) {
+          const candidates = [...sequence].sort((x, y) => (tries.get(x) ?? 0) - (tries.get(y) ?? 0));
+          let started = false;
+          for (const state of candidates) {
+            const why = blocked(state, t);
+            if (why !== undefined) {
+              if (why !== 'in flight' && !outcomes.has(state)) note(state, 'skipped', why);
+              continue;
+            }
+            const permit = state.breaker?.tryAcquire();
+            if (state.breaker !== undefined && permit === undefined) {
+              busy.add(state);
+              if (!outcomes.has(state)) note(state, 'skipped', 'circuit half-open, its probe in flight');
+              continue;
+            }
+            hedgeDue = false;
+            launch(state, permit);
+            started = true;
+            break;
+          }
+          if (!started || isSettled()) break;
+        }
+        if (isSettled()) return;
+        if (flights.size > 0) {
+          if (floorAt > t && hedgeDue) wait = scheduleTimerAt(scheduler, floorAt, pump);
+          else armHedge();
+          return;
+        }
+        if (attempts >= maxAttempts) {
+          giveUp('attempts');
+          return;
+        }
+        // Nothing in flight and nothing to try now: wait for the soonest provider, within the deadline.
+        const dueTimes = states
+          .filter((s) => !busy.has(s))
+          .filter((s) => s.spec.budget === undefined || (tries.get(s) ?? 0) === 0 || s.spec.budget.canRetry())
+          .map((s) => {
+            const b = s.breaker?.snapshot;
+            return Math.max(s.nextEligibleAt, b?.state === 'open' ? b.until : -Infinity);
+          });
+        const soonest = Math.max(Math.min(...dueTimes), floorAt);
+        if (soonest === Infinity && busy.size === 0) {
+          giveUp('no-provider');
+          return;
+        }
+        if (soonest >= deadline && busy.size === 0) {
+          giveUp('deadline');
+          return;
+        }
+        const waiting = new Subscription();
+        if (soonest < deadline) waiting.add(scheduleTimerAt(scheduler, soonest, pump));
+        for (const state of busy) {
+          const changes = state.breaker?.state$.pipe(skip(1)).subscribe(() => {
+            pump();
+          });
+          waiting.add(changes);
+        }
+        wait = waiting;
+      };
+
+      let hedgeDue = false;
+      const armHedge = (): void => {
+        // hedgeDue still set: the last hedge found no provider to start; a failure will pump again.
+        if (
+          hedgeDelay === Infinity ||
+          flights.size >= maxCopies ||
+          hedge !== undefined ||
+          hedgeDue ||
+          attempts >= maxAttempts
+        )
+          return;
+        hedge = scheduleTimer(scheduler, hedgeDelay, () => {
+          hedge = undefined;
+          hedgeDue = true;
+          pump();
+        });
+      };
+
+      const launch = (state: ProviderState<A, T>, permit: BreakerPermit | undefined): void => {
+        attempts += 1;
+        credit = spendStart(credit, now(), spacing);
+        const attempt = attempts;
+        tries.set(state, (tries.get(state) ?? 0) + 1);
+        state.spec.budget?.onAttempt((tries.get(state) ?? 0) > 1);
+        state.inFlight += 1;
+        const controller = new AbortController();
+        const flight = { state, controller, permit, timer: undefined as Subscription | undefined };
+        flights.add(flight);
+        const begun = now();
+        emit(metrics, { type: 'attempt', attempt });
+        publish();
+        if (attemptTimeout !== undefined) {
+          flight.timer = scheduleTimer(scheduler, attemptTimeout, () => {
+            const error = new AttemptTimeoutError(attempt, attemptTimeout);
+            controller.abort(error);
+            failed(flight, error, 'timed-out', begun);
+          });
+        }
+        let result: T | PromiseLike<T>;
+        try {
+          result = state.spec.call(args, { signal: controller.signal, attempt, provider: state.spec.name, deadline });
+        } catch (error) {
+          failed(flight, error, 'failed', begun);
+          return;
+        }
+        Promise.resolve(result).then(
+          (value) => {
+            succeeded(flight, value);
+          },
+          (error: unknown) => {
+            failed(flight, error, 'failed', begun);
+          },
+        );
+        // Restart the hedge clock from this start.
+        hedge?.unsubscribe();
+        hedge = undefined;
+      };
+
+      const leave = (flight: typeof flights extends Set<infer F> ? F : never): boolean => {
+        if (!flights.has(flight)) return false;
+        flights.delete(flight);
+        flight.timer?.unsubscribe();
+        flight.state.inFlight -= 1;
+        return true;
+      };
+
+      const succeeded = (flight: typeof flights extends Set<infer F> ? F : never, value: T): void => {
+        if (settled || !leave(flight)) return;
+        const { state } = flight;
+        flight.permit?.success();
+        state.spec.budget?.onSuccess();
+        state.health.add('success');
+        state.backoff = undefined;
+        state.nextEligibleAt = -Infinity;
+        state.failures = 0;
+        if (stickyKey !== undefined) {
+          sticky.delete(stickyKey);
+          sticky.set(stickyKey, state);
+          const oldest = sticky.keys().next();
+          if (sticky.size > STICKY_LIMIT && oldest.done !== true) sticky.delete(oldest.value);
+        }
+        emit(metrics, { type: 'success', attempt: attempts });
+        cleanup(new Error(HEDGE_LOST), false);
+        resolve(value);
+      };
+
+      const failed = (
+        flight: typeof flights extends Set<infer F> ? F : never,
+        error: unknown,
+        kind: 'failed' | 'timed-out',
+        begun: number,
+      ): void => {
+        if (settled || !leave(flight)) return;
+        const { state } = flight;
+        const t = now();
+        const verdict = classify(error);
+        if (verdict.kind === 'permanent') {
+          // A permanent failure is the call's, not the provider's health: not counted against its breaker.
+          flight.permit?.cancel();
+          emit(metrics, { type: 'permanent', attempt: attempts, reason: verdict.reason, error });
+          cleanup(new Error(`another provider failed permanently: ${verdict.reason}`), false);
+          reject(error);
+          return;
+        }
+        flight.permit?.failure(error);
+        state.spec.budget?.onTransientFailure();
+        state.health.add('failure');
+        state.failures += 1;
+        const step = stepBackoff(state.policy, state.backoff, random);
+        if (!step.ok) {
+          // A broken policy is a programming error: the call stops with it, never a 0 ms retry.
+          note(state, kind, `${describeError(error)}; ${step.error.message}`, step.error);
+          publish();
+          cleanup(new Error(`the backoff policy of ${state.spec.name} failed`), false);
+          reject(step.error);
+          return;
+        }
+        state.backoff = step.backoff;
+        // The wait is measured from the attempt's start: a slow failure eats into it.
+        const backoffAt = Math.max(t, begun + step.delay);
+        const asked = hintDelay(error, t);
+        const hint = asked > 0 ? boundHint(asked, maxRetryAfter) : undefined;
+        state.nextEligibleAt =
+          hint === undefined
+            ? backoffAt
+            : Math.max(backoffAt, t + hintedDelay(hint.delay, backoffAt - t, maxRetryAfter, random));
+        const after = `${ms(t - begun)} ms`;
+        const hintNote =
+          hint === undefined
+            ? ''
+            : `, the server asked for ${ms(hint.asked)} ms${hint.cut ? ` (cut to maxRetryAfter, ${ms(hint.delay)} ms)` : ''}`;
+        note(
+          state,
+          kind,
+          `${describeError(error)} after ${after}; ${verdict.reason}${hintNote}; next not before +${ms(state.nextEligibleAt - t)} ms`,
+          error,
+        );
+        publish();
+        hedgeDue = true;
+        pump();
+      };
+
+      pump();
+    });
+  };
+
+  const dispose = (): void => {
+    for (const sub of breakerWatch) sub.unsubscribe();
+    for (const s of states) if (s.ownBreaker) s.breaker?.dispose();
+    subject.complete();
+  };
+
+  return Object.assign(call, { providers$: subject.asObservable(), dispose });
+}

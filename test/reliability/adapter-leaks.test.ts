@@ -17,9 +17,15 @@ import WebSocket from 'ws';
 import { ConnectionManager, grpcBackoff } from '../../src/index.js';
 import { http2Connector, ManagedChannel, ResilientStream } from '../../src/adapters/grpc/index.js';
 import { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
-import { until } from '../grpc/support/record.js';
-import { type CountRequest, createTestClient, echo, startTestServer, type Tick } from '../grpc/support/service.js';
-import { startServer } from '../websocket/support/ws-server.js';
+import { until } from '../adapters/grpc/support/record.js';
+import {
+  type CountRequest,
+  createTestClient,
+  echo,
+  startTestServer,
+  type Tick,
+} from '../adapters/grpc/support/service.js';
+import { startServer } from '../adapters/websocket/support/ws-server.js';
 import { refusedPort } from '../support/refused-port.js';
 
 const insecure = credentials.createInsecure();

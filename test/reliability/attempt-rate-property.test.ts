@@ -27,8 +27,8 @@ import {
 import { HttpResponseError, retry } from '../../src/toolkits/retry/index.js';
 import { type VirtualClock, createVirtualClock } from '../../src/testing/index.js';
 import { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
-import { FakeEnvironment, fakeWebSocketClass } from '../websocket/support/fake-websocket.js';
-import { flush, grpcError } from '../retry/support.js';
+import { FakeEnvironment, fakeWebSocketClass } from '../adapters/websocket/support/fake-websocket.js';
+import { flush, grpcError } from '../toolkits/retry/support.js';
 
 const WINDOW = 10_000;
 const RUN = 30_000;

@@ -18,9 +18,15 @@ import { grpcBackoff } from '../../src/index.js';
 import { isConnectionFailedError, ManagedChannel } from '../../src/adapters/grpc/index.js';
 import { AttemptGate } from '../../src/adapters/grpc/grpc-js-workarounds/attempt-gate.js';
 import { startFaultProxy } from '../../src/testing/fault-proxy.js';
-import { countClientSockets } from '../grpc/support/client-sockets.js';
-import { record, until } from '../grpc/support/record.js';
-import { createTestClient, echo, startTestServer, type TestClient, type TestServer } from '../grpc/support/service.js';
+import { countClientSockets } from '../adapters/grpc/support/client-sockets.js';
+import { record, until } from '../adapters/grpc/support/record.js';
+import {
+  createTestClient,
+  echo,
+  startTestServer,
+  type TestClient,
+  type TestServer,
+} from '../adapters/grpc/support/service.js';
 import { refusedPort } from '../support/refused-port.js';
 
 const insecure = credentials.createInsecure();
@@ -405,7 +411,7 @@ describe('ManagedChannel: failed attempts and reconnects share one grpc-js chann
   );
 
   it('over TLS: refused attempts, the connection, its loss and the reconnect run on one channel', async () => {
-    const fixture = (name: string): Buffer => readFileSync(join(root, 'test/grpc/fixtures', name));
+    const fixture = (name: string): Buffer => readFileSync(join(root, 'test/adapters/grpc/fixtures', name));
     const cert = fixture('localhost-cert.pem');
     const s = await startTestServer({ tls: { key: fixture('localhost-key.pem'), cert } });
     cleanup.push(() => s.close());

@@ -21,8 +21,8 @@ import {
   type ManagedChannelOptions,
   ResilientStream,
 } from '../../src/adapters/grpc/index.js';
-import { countClientSockets } from '../grpc/support/client-sockets.js';
-import { onSchedule, record, until, waitsAfterAttempts } from '../grpc/support/record.js';
+import { countClientSockets } from '../adapters/grpc/support/client-sockets.js';
+import { onSchedule, record, until, waitsAfterAttempts } from '../adapters/grpc/support/record.js';
 import {
   type CountRequest,
   type CountHandler,
@@ -32,7 +32,7 @@ import {
   startTestServer,
   type TestServer,
   type Tick,
-} from '../grpc/support/service.js';
+} from '../adapters/grpc/support/service.js';
 import { type Fault, type FaultProxy, startFaultProxy } from '../../src/testing/fault-proxy.js';
 
 const insecure = credentials.createInsecure();

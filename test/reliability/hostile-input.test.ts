@@ -19,8 +19,8 @@ import { ManagedChannel } from '../../src/adapters/grpc/index.js';
 import { HttpResponseError, retry } from '../../src/toolkits/retry/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
-import { drive, grpcError } from '../retry/support.js';
-import { FakeEnvironment, fakeWebSocketClass } from '../websocket/support/fake-websocket.js';
+import { drive, grpcError } from '../toolkits/retry/support.js';
+import { FakeEnvironment, fakeWebSocketClass } from '../adapters/websocket/support/fake-websocket.js';
 
 const anything = fc.oneof(
   fc.anything(),

@@ -12,7 +12,7 @@ import { HttpResponseError, RtoTracker, isRetryError, parseRetryAfter, retry } f
 import { createVirtualClock } from '../../src/testing/index.js';
 import { revokedProxy, trappingProxy } from '../support/hostile-errors.js';
 import { hostLikeScheduler } from '../support/host-like-scheduler.js';
-import { drive, flush, grpcError, rejection } from '../retry/support.js';
+import { drive, flush, grpcError, rejection } from '../toolkits/retry/support.js';
 
 const UNAVAILABLE = 14;
 

@@ -1,0 +1,189 @@
+/**
+ * What the re-expressed peer suites share beyond the harness (peer-suite.ts): the client surface the
+ * subjects offer, typed as a test uses it; the runtime's WebSocket installed as the global (the
+ * peers' tests pass no `WebSocket` option, so the class comes from the global); a refused URL on
+ * 127.0.0.1 in place of their unroutable addresses; and bounded waits.
+ */
+import { holdRefusedPort } from '../../../support/refused-port.js';
+import type { PeerTestContext, SubjectClass } from './peer-suite.js';
+
+/** An event as a test reads it. */
+export interface AnyEvent {
+  readonly type: string;
+  readonly code?: number;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly data?: unknown;
+}
+
+type Handler = ((event: AnyEvent) => void) | null;
+type ListenerArg = ((event: AnyEvent) => void) | { handleEvent(event: AnyEvent): void };
+
+/** The surface of the peers' ReconnectingWebSocket and redialer's, loosely typed on purpose. */
+export interface Client {
+  readonly readyState: number;
+  readonly retryCount: number;
+  readonly bufferedAmount: number;
+  readonly url: string;
+  readonly protocol: string;
+  readonly extensions: string;
+  readonly shouldReconnect?: boolean;
+  readonly CONNECTING: number;
+  readonly OPEN: number;
+  readonly CLOSING: number;
+  readonly CLOSED: number;
+  binaryType: string;
+  onopen: Handler;
+  onclose: Handler;
+  onerror: Handler;
+  onmessage: Handler;
+  addEventListener(type: string, listener: ListenerArg, options?: { once?: boolean }): void;
+  removeEventListener(type: string, listener: ListenerArg): void;
+  send(data: unknown): unknown;
+  close(code?: number, reason?: string): void;
+  reconnect(code?: number, reason?: string): void;
+  drainQueuedMessages?: () => unknown[];
+}
+
+/** The class's statics, as the tests read them. */
+export interface ClientClass {
+  readonly CONNECTING: number;
+  readonly OPEN: number;
+  readonly CLOSING: number;
+  readonly CLOSED: number;
+}
+
+/** Makes the test's client functions: `make` constructs and tracks a client of the subject. */
+export function clients(context: PeerTestContext): {
+  make: (url: unknown, protocols?: unknown, options?: Record<string, unknown>) => Client;
+  statics: ClientClass;
+} {
+  const { RWS } = context;
+  const track = <T>(client: T): T => context.track(client);
+  return {
+    make: (url, protocols, options) =>
+      track(
+        (options === undefined
+          ? protocols === undefined
+            ? new RWS(url)
+            : new RWS(url, protocols)
+          : new RWS(url, protocols, options)) as Client,
+      ),
+    statics: RWS as unknown as ClientClass,
+  };
+}
+
+/** The subject's class, for a test that calls it without `new`. */
+export function asFunction(RWS: SubjectClass): (...args: unknown[]) => unknown {
+  return RWS as unknown as (...args: unknown[]) => unknown;
+}
+
+interface Globals {
+  WebSocket?: unknown;
+}
+
+/**
+ * Installs `Class` as `globalThis.WebSocket` (or removes the global when `Class` is null) until
+ * the test's cleanups run. Call it first in a test, so that it is restored after the clients close.
+ */
+export function useGlobalWebSocket(context: PeerTestContext, Class: unknown = context.WebSocket): void {
+  if (Class === undefined) throw new TypeError('useGlobalWebSocket: pass null to remove the global');
+  const g = globalThis as Globals;
+  const had = Object.prototype.hasOwnProperty.call(g, 'WebSocket');
+  const previous = g.WebSocket;
+  if (Class === null) delete g.WebSocket;
+  else g.WebSocket = Class;
+  context.defer(() => {
+    if (had) g.WebSocket = previous;
+    else delete g.WebSocket;
+  });
+}
+
+/**
+ * The WebSocket class of the run, recording every socket it constructs: how a test sees which class
+ * a client used without reading its private socket, and when (`Date.now()`, which a fake clock sets).
+ */
+export function recordingWebSocket(Base: unknown): { Class: unknown; made: unknown[]; at: number[] } {
+  const made: unknown[] = [];
+  const at: number[] = [];
+  const Class = class extends (Base as new (...args: unknown[]) => object) {
+    constructor(...args: unknown[]) {
+      super(...args);
+      made.push(this);
+      at.push(Date.now());
+    }
+  };
+  return { Class, made, at };
+}
+
+/** A `ws://` URL on 127.0.0.1 that refuses connections (held until the test's cleanups). */
+export async function refusedUrl(context: PeerTestContext): Promise<string> {
+  const held = await holdRefusedPort();
+  context.defer(() => held.release());
+  return `ws://127.0.0.1:${String(held.port)}/`;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * The shape of the peer's callback tests, bounded: `body` calls `done()` or `fail(error)`; `guard`
+ * wraps a listener so that a failed assertion in it fails the test (rather than being thrown into
+ * the subject's event dispatch). Rejects after `ms` if neither was called.
+ */
+export function settle(
+  ms: number,
+  body: (
+    done: () => void,
+    fail: (error: unknown) => void,
+    guard: <A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => void,
+  ) => void | Promise<void>,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new Error(`not settled within ${String(ms)} ms`));
+    }, ms);
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const fail = (error: unknown): void => {
+      clearTimeout(timer);
+      reject(error instanceof Error ? error : new Error(String(error)));
+    };
+    const guard =
+      <A extends unknown[]>(fn: (...args: A) => void) =>
+      (...args: A): void => {
+        try {
+          fn(...args);
+        } catch (error) {
+          fail(error);
+        }
+      };
+    try {
+      const result = body(done, fail, guard);
+      if (result instanceof Promise) result.catch(fail);
+    } catch (error) {
+      fail(error);
+    }
+  });
+}
+
+/** Resolves once `predicate` holds (polled every 5 ms); rejects after `ms` naming `what`. */
+export async function until(predicate: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!predicate()) {
+    if (performance.now() > deadline) throw new Error(`timed out after ${String(ms)} ms waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+/** The text of a message event's data: a string, a Blob, a Buffer or an ArrayBuffer. */
+export async function textOf(data: unknown): Promise<string> {
+  if (typeof data === 'string') return data;
+  if (data instanceof Blob) return data.text();
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
+  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
+  return String(data);
+}

@@ -1,0 +1,540 @@
+/**
+ * The pure transition function, table-driven: every (state, event) pair either makes a transition
+ * allowed by the TRANSITIONS table or is a no-op that says why. No timers are involved.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  type ConnectivityState,
+  TRANSITIONS,
+  constantBackoff,
+  isAllowedTransition,
+  isBackoffPolicyError,
+  isGracefulEnd,
+  isPermanentError,
+  markGracefulEnd,
+  permanent,
+} from '../../src/index.js';
+import {
+  type MachineEnv,
+  type MachineEvent,
+  type MachineState,
+  initialState,
+  transition,
+} from '../../src/core/index.js';
+import { machineEnv } from '../support/machine-env.js';
+
+const env = machineEnv;
+
+type M = MachineState<string>;
+const step = (m: M, e: MachineEvent<string>, now = 0, over: Partial<MachineEnv> = {}) =>
+  transition(m, e, env(now, over));
+
+/** A machine in each state, reached through real transitions. */
+function inState(state: ConnectivityState): M {
+  const idle = initialState<string>(0);
+  if (state === 'IDLE') return idle;
+  const connecting = step(idle, { type: 'connect' }).state;
+  if (state === 'CONNECTING') return connecting;
+  if (state === 'READY') return step(connecting, { type: 'established', attemptId: 1, connection: 'c' }, 10).state;
+  if (state === 'TRANSIENT_FAILURE')
+    return step(connecting, { type: 'ended', attemptId: 1, error: new Error('x'), clean: false }, 10).state;
+  return step(idle, { type: 'shutdown' }).state;
+}
+
+const EVENTS: Record<string, (m: M) => MachineEvent<string>> = {
+  connect: () => ({ type: 'connect' }),
+  established: (m) => ({ type: 'established', attemptId: m.attemptId, connection: 'c' }),
+  ended: (m) => ({ type: 'ended', attemptId: m.attemptId, error: new Error('boom'), clean: false }),
+  timer: (m) => ({ type: 'timer', at: m.timerAt ?? 0 }),
+  'reset-backoff': () => ({ type: 'reset-backoff' }),
+  idle: () => ({ type: 'idle' }),
+  pause: () => ({ type: 'pause' }),
+  resume: () => ({ type: 'resume' }),
+  shutdown: () => ({ type: 'shutdown' }),
+};
+
+// Expected target per state and event; '-' marks a no-op (same state object, no effects).
+const EXPECTED: Record<ConnectivityState, Record<string, ConnectivityState | '-'>> = {
+  IDLE: {
+    connect: 'CONNECTING',
+    established: '-',
+    ended: '-',
+    timer: '-',
+    'reset-backoff': 'IDLE',
+    idle: '-',
+    pause: 'IDLE',
+    resume: '-',
+    shutdown: 'SHUTDOWN',
+  },
+  CONNECTING: {
+    connect: '-',
+    established: 'READY',
+    ended: 'TRANSIENT_FAILURE',
+    timer: 'TRANSIENT_FAILURE',
+    'reset-backoff': 'CONNECTING',
+    idle: 'IDLE',
+    pause: 'CONNECTING',
+    resume: '-',
+    shutdown: 'SHUTDOWN',
+  },
+  READY: {
+    connect: '-',
+    established: '-',
+    ended: 'TRANSIENT_FAILURE',
+    timer: '-',
+    'reset-backoff': 'READY',
+    idle: 'IDLE',
+    pause: 'READY',
+    resume: '-',
+    shutdown: 'SHUTDOWN',
+  },
+  TRANSIENT_FAILURE: {
+    connect: '-',
+    established: '-',
+    ended: '-',
+    timer: 'CONNECTING',
+    'reset-backoff': 'CONNECTING',
+    idle: '-',
+    pause: 'IDLE',
+    resume: '-',
+    shutdown: 'SHUTDOWN',
+  },
+  SHUTDOWN: {
+    connect: '-',
+    established: '-',
+    ended: '-',
+    timer: '-',
+    'reset-backoff': '-',
+    idle: '-',
+    pause: '-',
+    resume: '-',
+    shutdown: '-',
+  },
+};
+
+describe('transition table', () => {
+  const rows = Object.entries(EXPECTED).flatMap(([state, events]) =>
+    Object.entries(events).map(([event, to]) => [state as ConnectivityState, event, to] as const),
+  );
+
+  it.each(rows)('%s + %s -> %s', (state, event, to) => {
+    const m = inState(state);
+    const result = step(m, EVENTS[event]!(m), 20);
+    if (to === '-') {
+      expect(result.state).toBe(m);
+      expect(result.effects).toEqual([]);
+      expect(result.detail).toMatch(/^ignored: /);
+    } else {
+      expect(result.state.snapshot.state).toBe(to);
+      if (to !== state) expect(isAllowedTransition(state, to)).toBe(true);
+    }
+  });
+
+  it('the handlers make exactly the transitions of the table: TRANSITIONS is neither looser nor stricter', () => {
+    const made = new Set<string>();
+    for (const [state, event] of rows) {
+      const m = inState(state);
+      const to = step(m, EVENTS[event]!(m), 20).state.snapshot.state;
+      if (to !== state) made.add(`${state} -> ${to}`);
+    }
+    const allowed = Object.entries(TRANSITIONS).flatMap(([from, targets]) => targets.map((to) => `${from} -> ${to}`));
+    expect([...made].sort()).toEqual(allowed.sort());
+  });
+
+  it('only lists transitions of gRPC connectivity semantics', () => {
+    expect(TRANSITIONS).toEqual({
+      IDLE: ['CONNECTING', 'SHUTDOWN'],
+      CONNECTING: ['READY', 'TRANSIENT_FAILURE', 'IDLE', 'SHUTDOWN'],
+      READY: ['TRANSIENT_FAILURE', 'IDLE', 'SHUTDOWN'],
+      TRANSIENT_FAILURE: ['CONNECTING', 'IDLE', 'SHUTDOWN'],
+      SHUTDOWN: [],
+    });
+  });
+});
+
+describe('effects', () => {
+  it('connect from IDLE arms the cut timer and starts attempt 1', () => {
+    const { state, effects } = step(initialState(0), { type: 'connect' }, 100);
+    expect(effects).toEqual([
+      { type: 'set-timer', at: 20_100 },
+      { type: 'start-attempt', attemptId: 1, attempt: 1, timeoutAt: 20_100 },
+    ]);
+    expect(state).toMatchObject({ deadline: 1100, attemptStartedAt: 100, timerAt: 20_100 });
+  });
+
+  it('a cut stops the attempt with a ConnectTimeoutError and schedules the next at once', () => {
+    const m = inState('CONNECTING');
+    const { state, effects } = step(m, { type: 'timer', at: 20_000 }, 20_000);
+    expect(effects.map((e) => e.type)).toEqual(['stop-attempt', 'set-timer']);
+    expect(effects[1]).toEqual({ type: 'set-timer', at: 20_000 });
+    expect(state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 20_000 });
+  });
+
+  it('shutdown from READY clears nothing it does not have, stops the connection and completes', () => {
+    const m = inState('READY');
+    expect(step(m, { type: 'shutdown' }).effects.map((e) => e.type)).toEqual(['stop-attempt', 'complete']);
+    const t = inState('TRANSIENT_FAILURE');
+    expect(step(t, { type: 'shutdown' }).effects.map((e) => e.type)).toEqual(['clear-timer', 'complete']);
+  });
+
+  it('ignores events from a stale attempt and stale timers', () => {
+    const m = inState('CONNECTING');
+    expect(step(m, { type: 'established', attemptId: 99, connection: 'c' }).detail).toMatch(/stale attempt/);
+    expect(step(m, { type: 'timer', at: 5 }).detail).toMatch(/stale timer/);
+  });
+
+  it('is pure: the same inputs give equal outputs and the input is not mutated', () => {
+    const m = inState('TRANSIENT_FAILURE');
+    const copy = structuredClone({ ...m, backoff: undefined });
+    const a = step(m, { type: 'timer', at: m.timerAt ?? 0 }, 1000);
+    const b = step(m, { type: 'timer', at: m.timerAt ?? 0 }, 1000);
+    expect(a).toEqual(b);
+    expect(a.detail).toBe(b.detail);
+    expect({ ...m, backoff: undefined }).toEqual(copy);
+  });
+
+  it('says what a transition did as of its own time, however late its detail is read', () => {
+    // A runner passes one env object and moves its `now` on from event to event (as the manager does).
+    const shared = { ...env(0), now: 0 };
+    const described = (make: () => { readonly detail: string }, now: number): { readonly detail: string } => {
+      shared.now = now;
+      const t = make();
+      shared.now = now + 99_999;
+      return t;
+    };
+    const connecting = described(() => transition(initialState<string>(0), { type: 'connect' }, shared), 0);
+    expect(connecting.detail).toBe('connection requested; attempt 1, next no sooner than +1000 ms, cut at +20000 ms');
+    const m = inState('CONNECTING');
+    const failed = described(
+      () => transition(m, { type: 'ended', attemptId: m.attemptId, error: new Error('x'), clean: false }, shared),
+      10,
+    );
+    expect(failed.detail).toBe('attempt 1 failed; next attempt in 990 ms');
+    const ready = inState('READY');
+    const lost = described(
+      () =>
+        transition(ready, { type: 'ended', attemptId: ready.attemptId, error: new Error('x'), clean: false }, shared),
+      6010,
+    );
+    expect(lost.detail).toBe('connection lost after 6000 ms (backoff reset); next attempt in 0 ms');
+    const established = described(
+      () => transition(m, { type: 'established', attemptId: m.attemptId, connection: 'c' }, shared),
+      20,
+    );
+    expect(established.detail).toBe('attempt 1 established');
+  });
+});
+
+describe('terminal conditions', () => {
+  it('a permanent failure while CONNECTING shuts down with the error', () => {
+    const error = permanent(new Error('401 unauthorized'));
+    const m = inState('CONNECTING');
+    const { state, effects } = step(m, { type: 'ended', attemptId: m.attemptId, error, clean: false });
+    expect(state.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure', lastError: error });
+    expect(isPermanentError(state.snapshot.lastError)).toBe(true);
+    expect(effects.at(-1)).toEqual({ type: 'complete' });
+  });
+
+  it('a backoff policy that throws shuts down with reason policy-error instead of looping', () => {
+    const broken = {
+      first: () => {
+        throw new Error('bad policy');
+      },
+    };
+    const { state } = step(initialState(0), { type: 'connect' }, 0, { backoff: broken });
+    expect(state.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'policy-error' });
+  });
+
+  it('a NaN delay from a custom policy is a policy error, not a zero wait', () => {
+    const nan = {
+      first: () => ({
+        delay: NaN,
+        next() {
+          return this;
+        },
+      }),
+    };
+    const { state } = step(initialState(0), { type: 'connect' }, 0, { backoff: nan });
+    expect(state.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'policy-error' });
+  });
+
+  it.each([
+    [
+      'throws',
+      (): unknown => {
+        throw new Error('bad policy');
+      },
+      /the backoff policy threw: Error: bad policy/,
+    ],
+    ['returns NaN', (): unknown => NaN, /returned NaN as a delay/],
+    ['returns Infinity', (): unknown => Infinity, /returned Infinity as a delay/],
+    ['returns a string', (): unknown => '100', /returned the string "100" as a delay/],
+    ['returns no delay', (): unknown => undefined, /returned undefined as a delay/],
+  ] as const)(
+    'a policy whose step %s stops with a BackoffPolicyError, on the first step and on a later one',
+    (_label, delayOf, message) => {
+      const policy = (throwAt: number) => {
+        const stepAt = (n: number): { readonly delay: number; next(): unknown } => ({
+          get delay() {
+            return (n >= throwAt ? delayOf() : 1000) as number;
+          },
+          next: () => stepAt(n + 1),
+        });
+        return { first: () => stepAt(1) } as unknown as MachineEnv['backoff'];
+      };
+      const first = step(initialState(0), { type: 'connect' }, 0, { backoff: policy(1) }).state;
+      expect(first.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'policy-error' });
+      expect(isBackoffPolicyError(first.snapshot.lastError)).toBe(true);
+      expect((first.snapshot.lastError as Error).message).toMatch(message);
+      // A later step: the attempt fails, its wait is due, and the next step is broken: no attempt starts.
+      const over = { backoff: policy(2) };
+      const connecting = step(initialState(0), { type: 'connect' }, 0, over).state;
+      const waiting = step(connecting, { type: 'ended', attemptId: 1, error: new Error('x'), clean: false }, 5, over);
+      const due = step(waiting.state, { type: 'timer', at: 1000 }, 1000, over);
+      expect(due.state.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'policy-error' });
+      expect(due.effects.some((e) => e.type === 'start-attempt')).toBe(false);
+    },
+  );
+
+  it('clamps an infinite custom delay to the largest timer', () => {
+    const { state } = step(initialState(0), { type: 'connect' }, 0, { backoff: constantBackoff(Infinity) });
+    expect(state.deadline).toBe(2 ** 31 - 1);
+  });
+});
+
+describe('autoReconnect: false', () => {
+  it('a lost READY connection goes IDLE and waits for connect()', () => {
+    const m = inState('READY');
+    const { state, effects } = step(
+      m,
+      { type: 'ended', attemptId: m.attemptId, error: new Error('lost'), clean: false },
+      10_000,
+      {
+        autoReconnect: false,
+      },
+    );
+    expect(state.snapshot).toMatchObject({ state: 'IDLE', attempt: 0 });
+    expect(effects).toEqual([]);
+  });
+});
+
+describe('pause and resume (e.g. offline)', () => {
+  const fail = (m: M, now: number, over: Partial<MachineEnv> = {}) =>
+    step(m, { type: 'ended', attemptId: m.attemptId, error: new Error('refused'), clean: false }, now, over);
+
+  it('a wait in TRANSIENT_FAILURE goes IDLE and paused at once, keeping the attempt count, error and backoff', () => {
+    const t = inState('TRANSIENT_FAILURE');
+    const { state, effects } = step(t, { type: 'pause' }, 50);
+    expect(state.snapshot).toMatchObject({ state: 'IDLE', paused: true, attempt: 1, lastError: t.snapshot.lastError });
+    expect(state.backoff).toBe(t.backoff);
+    expect(effects).toEqual([{ type: 'clear-timer' }]);
+  });
+
+  it('resume starts the held attempt at once with a fresh backoff', () => {
+    const parked = step(inState('TRANSIENT_FAILURE'), { type: 'pause' }, 50).state;
+    const { state, effects } = step(parked, { type: 'resume' }, 70);
+    expect(state.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 1, since: 70 });
+    expect(state.paused).toBe(false);
+    expect(state.deadline).toBe(1070);
+    expect(effects.map((e) => e.type)).toEqual(['set-timer', 'start-attempt']);
+  });
+
+  it('an attempt in flight carries on; if it fails, the machine holds instead of waiting', () => {
+    const paused = step(inState('CONNECTING'), { type: 'pause' }, 5);
+    expect(paused.effects).toEqual([]);
+    expect(paused.state.snapshot.state).toBe('CONNECTING');
+    const { state, effects } = fail(paused.state, 10);
+    expect(state.snapshot).toMatchObject({ state: 'IDLE', paused: true, attempt: 1 });
+    expect(effects).toEqual([{ type: 'clear-timer' }]);
+  });
+
+  it('an open connection lost while paused holds too', () => {
+    const paused = step(inState('READY'), { type: 'pause' }, 20).state;
+    const { state } = fail(paused, 30);
+    expect(state.snapshot).toMatchObject({ state: 'IDLE', paused: true });
+  });
+
+  it('connect() while paused waits for resume(); idle() gives up waiting; a second pause is a no-op', () => {
+    const paused = step(initialState<string>(0), { type: 'pause' }).state;
+    expect(paused.snapshot).toEqual(initialState<string>(0).snapshot);
+    const waiting = step(paused, { type: 'connect' }, 5).state;
+    expect(waiting.snapshot).toMatchObject({ state: 'IDLE', paused: true });
+    expect(step(waiting, { type: 'connect' }, 6).detail).toMatch(/^ignored: .*already waiting/);
+    expect(step(waiting, { type: 'pause' }, 6).detail).toMatch(/^ignored: pause in IDLE: already paused/);
+    const idle = step(waiting, { type: 'idle' }, 7).state;
+    expect(idle.snapshot).toEqual({ state: 'IDLE', since: 7, attempt: 0, lastError: undefined });
+    const resumed = step(idle, { type: 'resume' }, 8).state;
+    expect(resumed.snapshot.state).toBe('IDLE');
+    expect(resumed.paused).toBe(false);
+  });
+});
+
+describe('maxRetries', () => {
+  const fail = (m: M, now: number, over: Partial<MachineEnv>) =>
+    step(
+      m,
+      {
+        type: 'ended',
+        attemptId: m.attemptId,
+        error: new Error(`refused ${String(m.snapshot.attempt)}`),
+        clean: false,
+      },
+      now,
+      over,
+    );
+
+  it('gives up when the attempt that used the last retry fails, with the failure as cause', () => {
+    const limit = { maxRetries: 2 };
+    let m = step(initialState<string>(0), { type: 'connect' }, 0, limit).state;
+    const seen: string[] = [];
+    for (let now = 10; m.snapshot.state !== 'SHUTDOWN'; now += 10_000) {
+      m = fail(m, now, limit).state;
+      seen.push(`${m.snapshot.state} ${String(m.snapshot.attempt)}`);
+      if (m.snapshot.state === 'TRANSIENT_FAILURE')
+        m = step(m, { type: 'timer', at: m.timerAt ?? 0 }, m.timerAt ?? 0, limit).state;
+    }
+    expect(seen).toEqual(['TRANSIENT_FAILURE 1', 'TRANSIENT_FAILURE 2', 'SHUTDOWN 3']);
+    expect(m.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
+    const error = m.snapshot.lastError as Error;
+    expect(isPermanentError(error)).toBe(true);
+    expect(error.message).toBe('redialer: gave up after 2 retries (option "maxRetries")');
+    expect((error.cause as Error).message).toBe('refused 3');
+  });
+
+  it('resetBackoff() starts a new cycle wherever it comes: the attempt in flight is its first', () => {
+    const limit = { maxRetries: 2 };
+    let m = step(initialState<string>(0), { type: 'connect' }, 0, limit).state;
+    for (let now = 10; m.snapshot.attempt < 3; now += 10_000) {
+      m = fail(m, now, limit).state;
+      m = step(m, { type: 'timer', at: m.timerAt ?? 0 }, m.timerAt ?? 0, limit).state;
+    }
+    expect(m.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 3 }); // the last retry, in flight
+    m = step(m, { type: 'reset-backoff' }, 30_000, limit).state;
+    const failed = fail(m, 30_010, limit).state;
+    // As in TRANSIENT_FAILURE, the reset gave two more retries: the failure is retried, as attempt 1.
+    expect(failed.snapshot.state).toBe('TRANSIENT_FAILURE');
+    const next = step(failed, { type: 'timer', at: failed.timerAt ?? 0 }, failed.timerAt ?? 0, limit).state;
+    expect(next.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 1 });
+  });
+
+  it('maxRetries 0: the first failure is the last', () => {
+    const m = step(initialState<string>(0), { type: 'connect' }, 0, { maxRetries: 0 }).state;
+    expect(fail(m, 10, { maxRetries: 0 }).state.snapshot).toMatchObject({
+      state: 'SHUTDOWN',
+      reason: 'permanent-failure',
+    });
+  });
+
+  it('a connection lost before minUptime counts; one lost after it starts a new cycle', () => {
+    const ready = inState('READY'); // attempt 1, READY since 10
+    expect(fail(ready, 100, { maxRetries: 0 }).state.snapshot.state).toBe('SHUTDOWN');
+    expect(fail(ready, 10_000, { maxRetries: 0 }).state.snapshot).toMatchObject({
+      state: 'TRANSIENT_FAILURE',
+      attempt: 0,
+    });
+  });
+});
+
+describe('backoffAfterLoss: the loss of a stable connection as the first failure of a new cycle', () => {
+  const lose = (m: M, now: number, over: Partial<MachineEnv>) =>
+    step(m, { type: 'ended', attemptId: m.attemptId, error: new Error('lost'), clean: false }, now, over);
+
+  it('off (gRPC): the backoff resets and the next attempt starts at once, attempt 0 of the new cycle', () => {
+    const lost = lose(inState('READY'), 10_000, {});
+    expect(lost.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 0, nextAttemptAt: 10_000 });
+    expect(lost.state.backoff).toBeUndefined();
+  });
+
+  it('on: one first wait from the loss, the cycle at its first step, attempt 1; the next wait is the second step', () => {
+    const on = { backoffAfterLoss: true };
+    const lost = lose(inState('READY'), 10_000, on);
+    expect(lost.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 1, nextAttemptAt: 11_000 });
+    expect(lost.state.backoff?.delay).toBe(1000);
+    expect(lost.detail).toMatch(/\(backoff reset, the loss counts as its first failure\); next attempt in 1000 ms/);
+    const retry = step(lost.state, { type: 'timer', at: 11_000 }, 11_000, on).state;
+    expect(retry.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 2 });
+    const failed = step(
+      retry,
+      { type: 'ended', attemptId: retry.attemptId, error: new Error('x'), clean: false },
+      11_010,
+      on,
+    );
+    expect(failed.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 2, nextAttemptAt: 12_600 });
+  });
+
+  it('on: maxRetries counts the loss, so maxRetries 0 gives up on it; a young loss is unchanged', () => {
+    const lost = lose(inState('READY'), 10_000, { backoffAfterLoss: true, maxRetries: 0 });
+    expect(lost.state.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
+    const young = lose(inState('READY'), 100, { backoffAfterLoss: true });
+    expect(young.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 1, nextAttemptAt: 1100 });
+  });
+});
+
+describe('a connection the server ended gracefully (the grace credit)', () => {
+  const end = (m: M, now: number, error: unknown) =>
+    step(m, { type: 'ended', attemptId: m.attemptId, error, clean: false }, now);
+  const goaway = () => markGracefulEnd(new Error('GOAWAY NO_ERROR'));
+  /** The state after the attempt of `m` reached READY at `now`. */
+  const established = (m: M, now: number) =>
+    step(m, { type: 'established', attemptId: m.attemptId, connection: 'c' }, now).state;
+  /** From TRANSIENT_FAILURE or a fresh manager: the next attempt, started when its timer fires. */
+  const next = (m: M) => {
+    if (m.snapshot.state === 'IDLE') return { m: step(m, { type: 'connect' }, 0).state, at: 0 };
+    const at = m.timerAt ?? 0;
+    return { m: step(m, { type: 'timer', at }, at).state, at };
+  };
+
+  it('without credit (a new manager), a graceful end before minUptime counts as a failure', () => {
+    const ready = inState('READY'); // attempt 1, READY since 10; minUptime 5000
+    expect(ready.graceCredit).toBe(false);
+    const drained = end(ready, 100, goaway());
+    // The first wait (1000 ms) counts from the end of the connection, not from the attempt's start.
+    expect(drained.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 1, nextAttemptAt: 1100 });
+    expect(drained.state.backoff).toBe(ready.backoff);
+    expect(drained.detail).toMatch(/ended gracefully by the server under minUptime 5000 ms, no grace credit/);
+  });
+
+  it('a connection that lived minUptime earns the credit; the next young graceful end spends it on a reset', () => {
+    const first = end(established(inState('CONNECTING'), 10), 6000, new Error('connection reset')).state;
+    expect(first.graceCredit).toBe(true); // lived 5990 ms, ended abruptly: the backoff reset and the credit earned
+    const young = established(next(first).m, 7000);
+    const restarted = end(young, 8000, goaway());
+    expect(restarted.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 0 });
+    expect(restarted.state.backoff).toBeUndefined();
+    expect(restarted.state.graceCredit).toBe(false);
+    expect(restarted.detail).toMatch(/ended gracefully by the server: backoff reset, grace credit spent/);
+    // Spent: the next young graceful end counts as a failure.
+    const again = end(established(next(restarted.state).m, 9100), 9200, goaway());
+    expect(again.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 1 });
+    expect(again.detail).toMatch(/no grace credit: counts as a failure/);
+  });
+
+  it('a server that ends every connection gracefully at once meets the waits of one that refuses, from each end', () => {
+    const starts = (fail: (m: M, at: number) => M): number[] => {
+      const seen: number[] = [];
+      let m: M = initialState<string>(0);
+      for (let i = 0; i < 8; i++) {
+        const started = next(m);
+        seen.push(started.at);
+        m = fail(started.m, started.at);
+      }
+      return seen;
+    };
+    const refused = starts((m, at) => end(m, at + 1, new Error('ECONNREFUSED')).state);
+    const flapping = starts((m, at) => end(established(m, at + 1), at + 2, goaway()).state);
+    expect(refused.slice(0, 4)).toEqual([0, 1000, 2600, 5160]); // random 0.5: the nominal starts
+    // The same waits, each counted from the end of the 2 ms the connection lasted.
+    const waits = (list: number[], from: number) => list.slice(1).map((t, i) => t - ((list[i] ?? 0) + from));
+    expect(waits(flapping, 2)).toEqual(waits(refused, 0));
+  });
+
+  it('after a reset, still waits one initial backoff after the last attempt began (no tight loop)', () => {
+    const lived = end(established(inState('CONNECTING'), 10), 6000, new Error('x')).state;
+    const young = next(lived);
+    const drained = end(established(young.m, young.at + 1), young.at + 2, goaway());
+    const snapshot = drained.state.snapshot;
+    expect(snapshot.state === 'TRANSIENT_FAILURE' && snapshot.nextAttemptAt).toBe(young.at + 1000);
+    expect(isGracefulEnd(goaway())).toBe(true);
+    expect(isGracefulEnd(new Error('x'))).toBe(false);
+  });
+});

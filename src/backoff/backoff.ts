@@ -3,15 +3,12 @@
  * more failure. Nothing carries hidden counters, so a policy is easy to test and to write.
  * @module
  */
+import { MAX_DELAY_MS } from '../internal/max-delay.js';
 
 /** A source of uniformly distributed numbers in [0, 1], like `Math.random`. Injected for tests. */
 export type RandomSource = () => number;
 
-/**
- * The longest delay any policy returns: 2^31 - 1 ms (about 24.8 days), the largest value that
- * `setTimeout` honours. Every delay a policy yields is clamped into [0, MAX_DELAY_MS].
- */
-export const MAX_DELAY_MS = 2 ** 31 - 1;
+export { MAX_DELAY_MS };
 
 /** One step of a backoff: the wait that follows a failure, and how to get the step after it. */
 export interface Backoff {

@@ -69,3 +69,24 @@ export function hintedDelay(
   const spread = uniform(random, 0, value * jitter);
   return clampDelay(Math.max(backoff, Math.min(value + spread, maxHint)));
 }
+
+const RETRY_AFTER = /retry[-_ ]?after\s*[=:]?\s*(\d+(?:\.\d+)?)\s*(ms|s)?\b/i;
+const BARE_NUMBER = /^\s*(\d+(?:\.\d+)?)\s*(ms|s)?\s*$/i;
+
+/**
+ * Reads a delay hint from a server's text (a WebSocket close reason, gRPC GOAWAY debug data), in milliseconds: `retry-after=30`, `Retry-After: 30`,
+ * `retry after 1500ms`, or a bare `30` / `30s` / `1500ms`. A number without a unit is seconds, as in
+ * HTTP's Retry-After. Returns undefined when the reason carries no hint.
+ *
+ * @example
+ * ```ts
+ * parseCloseReasonDelay('overloaded; retry-after=30'); // 30000
+ * ```
+ */
+export function parseCloseReasonDelay(reason: string): number | undefined {
+  const match = RETRY_AFTER.exec(reason) ?? BARE_NUMBER.exec(reason);
+  if (match === null) return undefined;
+  const value = Number(match[1]);
+  if (!Number.isFinite(value)) return undefined;
+  return match[2]?.toLowerCase() === 'ms' ? value : value * 1000;
+}

@@ -1,4 +1,4 @@
-import { MAX_DELAY_MS } from '../backoff/backoff.js';
+import { MAX_DELAY_MS } from '../internal/max-delay.js';
 import { checkNumber } from '../internal/validate.js';
 import { brand, hasBrand } from '../internal/brand.js';
 

@@ -11,7 +11,7 @@
  * @module
  */
 import { type SchedulerAction, type SchedulerLike, Subscription } from 'rxjs';
-import { MAX_DELAY_MS } from '../backoff/backoff.js';
+import { MAX_DELAY_MS } from './max-delay.js';
 
 /**
  * Runs `callback` once, when `scheduler.now()` has reached `scheduler.now() + delay`, re-arming in

@@ -20,7 +20,7 @@ import { ConnectionClosedError } from '../../errors/connection-closed-error.js';
 import { retryAfter } from '../../errors/retry-after-error.js';
 import { scheduleTimer } from '../../internal/schedule-timer.js';
 import { checkOptionsObject, describeValue, optionalScheduler } from '../../internal/validate.js';
-import { parseCloseReasonDelay } from '../websocket/close-policy.js';
+import { parseCloseReasonDelay } from '../../backoff/server-hint.js';
 import { GoawayError } from './goaway-error.js';
 import { KeepalivePolicy, type KeepaliveOptions } from './keepalive.js';
 import { KeepaliveTimeoutError } from './keepalive-timeout-error.js';

@@ -1,9 +1,13 @@
 /**
  * What a close event means for reconnecting: a pure decision on the close code, the reason and the
- * caller's hook, and the parsing of a server's delay hint.
+ * caller's hook. The server's delay hint in a close reason is read by the core's
+ * `parseCloseReasonDelay` (backoff/server-hint.ts), which gRPC's GOAWAY debug data shares.
  * @module
  */
+import { parseCloseReasonDelay } from '../../backoff/server-hint.js';
 import type { CloseEventLike } from './websocket-types.js';
+
+export { parseCloseReasonDelay };
 
 /** The close codes that stop reconnecting by default: 1008 (policy violation), 4401, 4403 (auth). */
 export const DEFAULT_PERMANENT_CLOSE_CODES: readonly number[] = Object.freeze([1008, 4401, 4403]);
@@ -40,25 +44,4 @@ export function decideClose(event: CloseEventLike, policy: ClosePolicy): CloseDe
     return { action: 'stop', why: 'should-reconnect' };
   }
   return { action: 'reconnect' };
-}
-
-const RETRY_AFTER = /retry[-_ ]?after\s*[=:]?\s*(\d+(?:\.\d+)?)\s*(ms|s)?\b/i;
-const BARE_NUMBER = /^\s*(\d+(?:\.\d+)?)\s*(ms|s)?\s*$/i;
-
-/**
- * Reads a delay hint from a close reason, in milliseconds: `retry-after=30`, `Retry-After: 30`,
- * `retry after 1500ms`, or a bare `30` / `30s` / `1500ms`. A number without a unit is seconds, as in
- * HTTP's Retry-After. Returns undefined when the reason carries no hint.
- *
- * @example
- * ```ts
- * parseCloseReasonDelay('overloaded; retry-after=30'); // 30000
- * ```
- */
-export function parseCloseReasonDelay(reason: string): number | undefined {
-  const match = RETRY_AFTER.exec(reason) ?? BARE_NUMBER.exec(reason);
-  if (match === null) return undefined;
-  const value = Number(match[1]);
-  if (!Number.isFinite(value)) return undefined;
-  return match[2]?.toLowerCase() === 'ms' ? value : value * 1000;
 }

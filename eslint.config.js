@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layeringConfig } from './eslint.layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/', 'test-results/', 'bench/results/', '.bench-build/', 'docs/api/', '.demo-build/'] },
@@ -10,7 +11,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js'] },
+        projectService: { allowDefaultProject: ['eslint.config.js', 'eslint.layers.js'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -159,4 +160,6 @@ export default tseslint.config(
     // CommonJS files exist to prove that require() works.
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  // The layering of src/ (eslint.layers.js): which folder may import which.
+  ...layeringConfig(),
 );

@@ -1,0 +1,106 @@
+// @ts-check
+/**
+ * The layering of src/: which folders each folder may import. README.md's "Architecture" section draws
+ * the same tree; eslint.config.js turns this table into one `@typescript-eslint/no-restricted-imports`
+ * rule per folder (test/package/layering.test.ts proves that the rule rejects a forbidden import).
+ *
+ * Imports inside src/ are relative, and every folder named here has a name no other folder of src/
+ * has, so a forbidden import is one whose specifier climbs out (`../`) into a folder of that name.
+ */
+
+/**
+ * @typedef {object} Layer
+ * @property {string} folder   the folder under src/
+ * @property {string} name     the folder's last segment, as a relative import names it
+ * @property {readonly string[]} may  the folders (as in `folder`) it may import besides its own
+ */
+
+/** @type {readonly Layer[]} */
+export const LAYERS = [
+  { folder: 'internal', name: 'internal', may: [] },
+  { folder: 'errors', name: 'errors', may: ['internal'] },
+  { folder: 'backoff', name: 'backoff', may: ['errors', 'internal'] },
+  { folder: 'core', name: 'core', may: ['backoff', 'errors', 'internal'] },
+  { folder: 'connectors', name: 'connectors', may: ['core', 'backoff', 'errors', 'internal'] },
+  { folder: 'testing', name: 'testing', may: ['core', 'backoff', 'errors', 'internal'] },
+  ...['grpc', 'websocket', 'react'].map((name) => ({
+    folder: `adapters/${name}`,
+    name,
+    may: ['core', 'backoff', 'connectors', 'errors', 'internal'],
+  })),
+  { folder: 'toolkits/retry', name: 'retry', may: ['core', 'backoff', 'connectors', 'errors', 'internal'] },
+  { folder: 'toolkits/server', name: 'server', may: ['core', 'backoff', 'errors', 'internal'] },
+  {
+    folder: 'toolkits/redis',
+    name: 'redis',
+    may: ['toolkits/retry', 'core', 'backoff', 'errors', 'internal'],
+  },
+  {
+    folder: 'toolkits/bullmq',
+    name: 'bullmq',
+    may: ['toolkits/retry', 'toolkits/redis', 'core', 'backoff', 'errors', 'internal'],
+  },
+  // The tools are the library's first consumers: they may use all of it, and nothing uses them.
+  {
+    folder: 'tools/simulator',
+    name: 'simulator',
+    may: ['toolkits/server', 'testing', 'core', 'backoff', 'connectors', 'errors', 'internal'],
+  },
+  { folder: 'tools/cli', name: 'cli', may: ['tools/simulator'] },
+];
+
+/** The grpc-js workaround layer belongs to the gRPC adapter: nothing else reaches into it. */
+export const PRIVATE_FOLDERS = [
+  { folder: 'adapters/grpc/grpc-js-workarounds', name: 'grpc-js-workarounds', owner: 'adapters/grpc' },
+];
+
+const escape = (/** @type {string} */ text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** For a nested folder (adapters/grpc), the optional parent segment a specifier may climb through. */
+const parentOf = (/** @type {Layer} */ layer) =>
+  layer.folder.includes('/') ? `(${escape(layer.folder.slice(0, layer.folder.lastIndexOf('/')))}/)?` : '';
+
+/**
+ * The flat-config blocks of the layering rule: for each folder, the folders it may not import.
+ * @returns {import('eslint').Linter.Config[]}
+ */
+export function layeringConfig() {
+  /** @type {import('eslint').Linter.Config[]} */
+  const blocks = [];
+  for (const layer of LAYERS) {
+    const forbidden = LAYERS.filter((other) => other !== layer && !layer.may.includes(other.folder));
+    const patterns = forbidden.map((other) => ({
+      regex: `^(\\.\\./)+${parentOf(other)}${escape(other.name)}/`,
+      message: `src/${layer.folder} may not import src/${other.folder} (eslint.layers.js; README.md, "Architecture").`,
+    }));
+    for (const hidden of PRIVATE_FOLDERS) {
+      if (layer.folder === hidden.owner) continue;
+      patterns.push({
+        regex: `(^|/)${escape(hidden.name)}/`,
+        message: `src/${hidden.folder} is private to src/${hidden.owner} (eslint.layers.js).`,
+      });
+    }
+    blocks.push({
+      files: [`src/${layer.folder}/**/*.ts`],
+      rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
+    });
+  }
+  // The root entry: the application tier, built from the library's lower layers only.
+  blocks.push({
+    files: ['src/index.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: LAYERS.filter(
+            (layer) => !['core', 'backoff', 'connectors', 'errors', 'internal'].includes(layer.folder),
+          ).map((layer) => ({
+            regex: `^\\./${parentOf(layer)}${escape(layer.name)}/`,
+            message: `the root entry may not import src/${layer.folder}: it has a subpath of its own.`,
+          })),
+        },
+      ],
+    },
+  });
+  return blocks;
+}

@@ -24,6 +24,7 @@ import type {
   ObservableResultLike,
   ObservableGaugeLike,
 } from '../metrics/meter-like.js';
+import type { BreakerSnapshot } from './breaker-decision.js';
 import type { BreakerStateStore, SharedBreakerState } from './breaker-state-store.js';
 import { BrokenCircuitError } from './broken-circuit-error.js';
 
@@ -38,17 +39,7 @@ export const BREAKER_DEFAULTS = Object.freeze({
   breakDuration: 5000,
 });
 
-/** A breaker's state: `until` says when an open breaker lets a probe through. */
-export type BreakerSnapshot =
-  | { readonly state: 'closed'; readonly since: number; readonly opens: number }
-  | {
-      readonly state: 'open';
-      readonly since: number;
-      readonly until: number;
-      readonly opens: number;
-      readonly lastError: unknown;
-    }
-  | { readonly state: 'half-open'; readonly since: number; readonly opens: number };
+export type { BreakerSnapshot } from './breaker-decision.js';
 
 /** Options of {@link circuitBreaker}. Times are in milliseconds. */
 export interface CircuitBreakerOptions {

@@ -2,27 +2,16 @@
  * `circuitBreaker(options)`: stops calling a dependency that keeps failing, lets one probe through
  * after a break, and publishes its state. Semantics and defaults follow Polly v8 and cockatiel.
  *
- * This module is the runner: it checks the options, holds the state, and carries out the effects of
- * {@link decide} (breaker-decision.ts) — the break timer on the injected scheduler, `state$`, the
- * shared store and the meter. When the breaker opens is a {@link TripStrategy}
- * (consecutive-failures.ts, failure-ratio.ts).
+ * This module is the runner: it takes the options as breaker-options.ts checked them, holds the
+ * state, and carries out the effects of {@link decide} (breaker-decision.ts) — the break timer on the
+ * injected scheduler, `state$`, the shared store and the meter. When the breaker opens is a
+ * {@link TripStrategy} (consecutive-failures.ts, failure-ratio.ts).
  * @module
  */
-import { asyncScheduler, BehaviorSubject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
-import type { BackoffPolicy, RandomSource } from '../../../backoff/backoff.js';
-import { MAX_DELAY_MS } from '../../../backoff/backoff.js';
-import { constantBackoff } from '../../../backoff/constant-backoff.js';
+import { BehaviorSubject, type Observable, type Subscription } from 'rxjs';
 import { scheduleTimerAt } from '../../../internal/schedule-timer.js';
-import {
-  checkNumber,
-  checkOptionsObject,
-  describeValue,
-  optionalFunction,
-  optionalNumber,
-} from '../../../internal/validate.js';
 import type {
   CounterLike,
-  MeterLike,
   MetricAttributes,
   ObservableResultLike,
   ObservableGaugeLike,
@@ -38,64 +27,15 @@ import {
   initialBreakerState,
   refusalOf,
 } from './breaker-decision.js';
-import type { BreakerStateStore, SharedBreakerState } from './breaker-state-store.js';
+import { type CircuitBreakerOptions, type ResolvedBreakerOptions, resolveBreakerOptions } from './breaker-options.js';
+import type { SharedBreakerState } from './breaker-state-store.js';
 import { BrokenCircuitError } from './broken-circuit-error.js';
 import { consecutiveFailures } from './consecutive-failures.js';
-import { type FailureRatioRules, failureRatio } from './failure-ratio.js';
+import { failureRatio } from './failure-ratio.js';
 import type { TripStrategy } from './trip-strategy.js';
 
-/**
- * Polly v8's `CircuitBreakerStrategyOptions` defaults (pollydocs.org, Polly.CircuitBreaker): failure
- * ratio 0.1 over a 30 s sampling window with at least 100 calls, then a 5 s break.
- */
-export const BREAKER_DEFAULTS = Object.freeze({
-  failureRatio: 0.1,
-  minimumThroughput: 100,
-  window: 30_000,
-  breakDuration: 5000,
-});
-
+export { BREAKER_DEFAULTS, type CircuitBreakerOptions } from './breaker-options.js';
 export type { BreakerSnapshot } from './breaker-decision.js';
-
-/** Options of {@link circuitBreaker}. Times are in milliseconds. */
-export interface CircuitBreakerOptions {
-  /** A name for errors, metrics and the shared store. @defaultValue 'breaker' */
-  readonly name?: string;
-  /**
-   * Consecutive-failure mode: open after this many failures in a row (cockatiel's
-   * `ConsecutiveBreaker`). When set, the ratio options do not apply. @defaultValue none: ratio mode
-   */
-  readonly consecutiveFailures?: number;
-  /** Ratio mode: open when failures / calls over `window` reach this, in (0, 1]. @defaultValue 0.1 */
-  readonly failureRatio?: number;
-  /** Ratio mode: the calls the window must hold before the ratio is judged. @defaultValue 100 */
-  readonly minimumThroughput?: number;
-  /** Ratio mode: the sampling window. @defaultValue 30000 */
-  readonly window?: number;
-  /**
-   * How long the breaker stays open: a number, or a backoff policy whose next step applies each time
-   * a failed probe opens it again (reset when a probe succeeds). @defaultValue 5000
-   */
-  readonly breakDuration?: number | BackoffPolicy;
-  /**
-   * Which errors count as failures. Cancelled calls never do. @defaultValue every error (Polly and
-   * cockatiel count every exception)
-   */
-  readonly isFailure?: (error: unknown) => boolean;
-  /** The clock and the timer that ends a break. @defaultValue `asyncScheduler` */
-  readonly scheduler?: SchedulerLike;
-  /** The random source for a break-duration policy with jitter. @defaultValue `Math.random` */
-  readonly random?: RandomSource;
-  /** Share opens and closes with other breakers of the same name (see {@link BreakerStateStore}). */
-  readonly store?: BreakerStateStore;
-  /**
-   * An OpenTelemetry meter: counters `<prefix>.opens` and `<prefix>.rejected`, and a gauge
-   * `<prefix>.state` (0 closed, 1 half-open, 2 open), each with `{ breaker: name }`.
-   */
-  readonly meter?: MeterLike;
-  /** The instrument name prefix. @defaultValue 'redialer.breaker' */
-  readonly prefix?: string;
-}
 
 /** One admitted call: report how it ended, exactly once (later reports are ignored). */
 export interface BreakerPermit {
@@ -170,102 +110,10 @@ const STATE_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
  * ```
  */
 export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBreaker {
-  const resolved = resolveOptions(options);
+  const resolved = resolveBreakerOptions(options);
   return resolved.consecutiveFailures === undefined
     ? startBreaker(resolved, failureRatio(resolved.ratio))
     : startBreaker(resolved, consecutiveFailures(resolved.consecutiveFailures));
-}
-
-/** The options, checked, with their defaults. */
-interface ResolvedOptions {
-  readonly name: string;
-  readonly consecutiveFailures: number | undefined;
-  readonly ratio: FailureRatioRules;
-  readonly breakDuration: BackoffPolicy;
-  readonly isFailure: (error: unknown) => boolean;
-  readonly scheduler: SchedulerLike;
-  readonly random: RandomSource;
-  readonly store: BreakerStateStore | undefined;
-  readonly meter: MeterLike | undefined;
-  readonly prefix: string;
-}
-
-function resolveOptions(options: CircuitBreakerOptions): ResolvedOptions {
-  const raw = checkOptionsObject('circuitBreaker options', options);
-  const name = raw['name'] ?? 'breaker';
-  if (typeof name !== 'string' || name === '')
-    throw new TypeError(`redialer: option "name" must be a non-empty string, got ${describeValue(name)}`);
-  const consecutive =
-    raw['consecutiveFailures'] === undefined
-      ? undefined
-      : checkNumber('consecutiveFailures', raw['consecutiveFailures'], { min: 1, integer: true });
-  const ratio = optionalNumber('failureRatio', raw['failureRatio'], BREAKER_DEFAULTS.failureRatio, {
-    min: Number.MIN_VALUE,
-    max: 1,
-  });
-  const minimumThroughput = optionalNumber(
-    'minimumThroughput',
-    raw['minimumThroughput'],
-    BREAKER_DEFAULTS.minimumThroughput,
-    { min: 1, integer: true },
-  );
-  const windowMs = optionalNumber('window', raw['window'], BREAKER_DEFAULTS.window, { min: 1 });
-  const breakRaw = raw['breakDuration'] ?? BREAKER_DEFAULTS.breakDuration;
-  let breakDuration: BackoffPolicy;
-  if (typeof breakRaw === 'number') {
-    breakDuration = constantBackoff(checkNumber('breakDuration', breakRaw, { min: 0, max: MAX_DELAY_MS }));
-  } else if (typeof breakRaw === 'object' && typeof (breakRaw as { first?: unknown }).first === 'function') {
-    breakDuration = breakRaw as BackoffPolicy;
-  } else {
-    throw new TypeError(
-      `redialer: option "breakDuration" must be a number of ms or a backoff policy, got ${describeValue(breakRaw)}`,
-    );
-  }
-  const isFailure = optionalFunction<(error: unknown) => boolean>('isFailure', raw['isFailure'], () => true);
-  const scheduler = (raw['scheduler'] ?? asyncScheduler) as SchedulerLike;
-  if (
-    typeof (scheduler as { schedule?: unknown }).schedule !== 'function' ||
-    typeof (scheduler as { now?: unknown }).now !== 'function'
-  ) {
-    throw new TypeError(`redialer: option "scheduler" must be an RxJS scheduler, got ${describeValue(scheduler)}`);
-  }
-  const random = optionalFunction<RandomSource>('random', raw['random'], Math.random);
-  const store = raw['store'] as BreakerStateStore | undefined;
-  if (
-    store !== undefined &&
-    (typeof (store as unknown) !== 'object' ||
-      typeof store.get !== 'function' ||
-      typeof store.set !== 'function' ||
-      typeof store.subscribe !== 'function')
-  ) {
-    throw new TypeError(`redialer: option "store" must have get(), set() and subscribe(), got ${describeValue(store)}`);
-  }
-  const prefix = raw['prefix'] ?? 'redialer.breaker';
-  if (typeof prefix !== 'string' || prefix === '')
-    throw new TypeError(`redialer: option "prefix" must be a non-empty string, got ${describeValue(prefix)}`);
-  const meter = raw['meter'] as Partial<MeterLike> | undefined;
-  if (
-    meter !== undefined &&
-    (typeof meter !== 'object' ||
-      typeof meter.createCounter !== 'function' ||
-      typeof meter.createObservableGauge !== 'function')
-  ) {
-    throw new TypeError(
-      `redialer: option "meter" must have createCounter() and createObservableGauge(), got ${describeValue(meter)}`,
-    );
-  }
-  return {
-    name,
-    consecutiveFailures: consecutive,
-    ratio: { failureRatio: ratio, minimumThroughput, window: windowMs },
-    breakDuration,
-    isFailure,
-    scheduler,
-    random,
-    store,
-    meter: meter as MeterLike | undefined,
-    prefix,
-  };
 }
 
 function isAdmission(effect: BreakerEffect): effect is Extract<BreakerEffect, { type: 'admit' | 'refuse' }> {
@@ -273,7 +121,7 @@ function isAdmission(effect: BreakerEffect): effect is Extract<BreakerEffect, { 
 }
 
 /** Runs a breaker whose trip rule is `strategy`. */
-function startBreaker<S>(o: ResolvedOptions, strategy: TripStrategy<S>): CircuitBreaker {
+function startBreaker<S>(o: ResolvedBreakerOptions, strategy: TripStrategy<S>): CircuitBreaker {
   const { name, scheduler, store, isFailure } = o;
   const rules: BreakerRules<S> = { strategy, breakDuration: o.breakDuration, random: o.random };
   const now = (): number => scheduler.now();

@@ -1,94 +1,41 @@
 /**
  * `circuitBreaker(options)`: stops calling a dependency that keeps failing, lets one probe through
  * after a break, and publishes its state. Semantics and defaults follow Polly v8 and cockatiel.
+ *
+ * This module is the runner: it takes the options as breaker-options.ts checked them, holds the
+ * state, and carries out the effects of {@link decide} (breaker-decision.ts) — the break timer on the
+ * injected scheduler, `state$`, the shared store and the meter. When the breaker opens is a
+ * {@link TripStrategy} (consecutive-failures.ts, failure-ratio.ts).
  * @module
  */
-import { asyncScheduler, BehaviorSubject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
-import type { Backoff, BackoffPolicy, RandomSource } from '../../../backoff/backoff.js';
-import { MAX_DELAY_MS } from '../../../backoff/backoff.js';
-import { stepBackoff } from '../../../backoff/backoff-step.js';
-import { constantBackoff } from '../../../backoff/constant-backoff.js';
+import { BehaviorSubject, type Observable, type Subscription } from 'rxjs';
 import { scheduleTimerAt } from '../../../internal/schedule-timer.js';
-import {
-  checkNumber,
-  checkOptionsObject,
-  describeValue,
-  optionalFunction,
-  optionalNumber,
-} from '../../../internal/validate.js';
-import { SlidingWindow } from '../budgets/sliding-window.js';
 import type {
   CounterLike,
-  MeterLike,
   MetricAttributes,
   ObservableResultLike,
   ObservableGaugeLike,
 } from '../metrics/meter-like.js';
-import type { BreakerStateStore, SharedBreakerState } from './breaker-state-store.js';
+import {
+  type BreakerEffect,
+  type BreakerEvent,
+  type BreakerRules,
+  type BreakerSnapshot,
+  type BreakerState,
+  type PermitTicket,
+  decide,
+  initialBreakerState,
+  refusalOf,
+} from './breaker-decision.js';
+import { type CircuitBreakerOptions, type ResolvedBreakerOptions, resolveBreakerOptions } from './breaker-options.js';
+import type { SharedBreakerState } from './breaker-state-store.js';
 import { BrokenCircuitError } from './broken-circuit-error.js';
+import { consecutiveFailures } from './consecutive-failures.js';
+import { failureRatio } from './failure-ratio.js';
+import type { TripStrategy } from './trip-strategy.js';
 
-/**
- * Polly v8's `CircuitBreakerStrategyOptions` defaults (pollydocs.org, Polly.CircuitBreaker): failure
- * ratio 0.1 over a 30 s sampling window with at least 100 calls, then a 5 s break.
- */
-export const BREAKER_DEFAULTS = Object.freeze({
-  failureRatio: 0.1,
-  minimumThroughput: 100,
-  window: 30_000,
-  breakDuration: 5000,
-});
-
-/** A breaker's state: `until` says when an open breaker lets a probe through. */
-export type BreakerSnapshot =
-  | { readonly state: 'closed'; readonly since: number; readonly opens: number }
-  | {
-      readonly state: 'open';
-      readonly since: number;
-      readonly until: number;
-      readonly opens: number;
-      readonly lastError: unknown;
-    }
-  | { readonly state: 'half-open'; readonly since: number; readonly opens: number };
-
-/** Options of {@link circuitBreaker}. Times are in milliseconds. */
-export interface CircuitBreakerOptions {
-  /** A name for errors, metrics and the shared store. @defaultValue 'breaker' */
-  readonly name?: string;
-  /**
-   * Consecutive-failure mode: open after this many failures in a row (cockatiel's
-   * `ConsecutiveBreaker`). When set, the ratio options do not apply. @defaultValue none: ratio mode
-   */
-  readonly consecutiveFailures?: number;
-  /** Ratio mode: open when failures / calls over `window` reach this, in (0, 1]. @defaultValue 0.1 */
-  readonly failureRatio?: number;
-  /** Ratio mode: the calls the window must hold before the ratio is judged. @defaultValue 100 */
-  readonly minimumThroughput?: number;
-  /** Ratio mode: the sampling window. @defaultValue 30000 */
-  readonly window?: number;
-  /**
-   * How long the breaker stays open: a number, or a backoff policy whose next step applies each time
-   * a failed probe opens it again (reset when a probe succeeds). @defaultValue 5000
-   */
-  readonly breakDuration?: number | BackoffPolicy;
-  /**
-   * Which errors count as failures. Cancelled calls never do. @defaultValue every error (Polly and
-   * cockatiel count every exception)
-   */
-  readonly isFailure?: (error: unknown) => boolean;
-  /** The clock and the timer that ends a break. @defaultValue `asyncScheduler` */
-  readonly scheduler?: SchedulerLike;
-  /** The random source for a break-duration policy with jitter. @defaultValue `Math.random` */
-  readonly random?: RandomSource;
-  /** Share opens and closes with other breakers of the same name (see {@link BreakerStateStore}). */
-  readonly store?: BreakerStateStore;
-  /**
-   * An OpenTelemetry meter: counters `<prefix>.opens` and `<prefix>.rejected`, and a gauge
-   * `<prefix>.state` (0 closed, 1 half-open, 2 open), each with `{ breaker: name }`.
-   */
-  readonly meter?: MeterLike;
-  /** The instrument name prefix. @defaultValue 'redialer.breaker' */
-  readonly prefix?: string;
-}
+export { BREAKER_DEFAULTS, type CircuitBreakerOptions } from './breaker-options.js';
+export type { BreakerSnapshot } from './breaker-decision.js';
 
 /** One admitted call: report how it ended, exactly once (later reports are ignored). */
 export interface BreakerPermit {
@@ -163,197 +110,123 @@ const STATE_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
  * ```
  */
 export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBreaker {
-  const raw = checkOptionsObject('circuitBreaker options', options);
-  const name = raw['name'] ?? 'breaker';
-  if (typeof name !== 'string' || name === '')
-    throw new TypeError(`redialer: option "name" must be a non-empty string, got ${describeValue(name)}`);
-  const consecutive =
-    raw['consecutiveFailures'] === undefined
-      ? undefined
-      : checkNumber('consecutiveFailures', raw['consecutiveFailures'], { min: 1, integer: true });
-  const failureRatio = optionalNumber('failureRatio', raw['failureRatio'], BREAKER_DEFAULTS.failureRatio, {
-    min: Number.MIN_VALUE,
-    max: 1,
-  });
-  const minimumThroughput = optionalNumber(
-    'minimumThroughput',
-    raw['minimumThroughput'],
-    BREAKER_DEFAULTS.minimumThroughput,
-    { min: 1, integer: true },
-  );
-  const windowMs = optionalNumber('window', raw['window'], BREAKER_DEFAULTS.window, { min: 1 });
-  const breakRaw = raw['breakDuration'] ?? BREAKER_DEFAULTS.breakDuration;
-  let breakPolicy: BackoffPolicy;
-  if (typeof breakRaw === 'number') {
-    breakPolicy = constantBackoff(checkNumber('breakDuration', breakRaw, { min: 0, max: MAX_DELAY_MS }));
-  } else if (typeof breakRaw === 'object' && typeof (breakRaw as { first?: unknown }).first === 'function') {
-    breakPolicy = breakRaw as BackoffPolicy;
-  } else {
-    throw new TypeError(
-      `redialer: option "breakDuration" must be a number of ms or a backoff policy, got ${describeValue(breakRaw)}`,
-    );
-  }
-  const isFailure = optionalFunction<(error: unknown) => boolean>('isFailure', raw['isFailure'], () => true);
-  const scheduler = (raw['scheduler'] ?? asyncScheduler) as SchedulerLike;
-  if (
-    typeof (scheduler as { schedule?: unknown }).schedule !== 'function' ||
-    typeof (scheduler as { now?: unknown }).now !== 'function'
-  ) {
-    throw new TypeError(`redialer: option "scheduler" must be an RxJS scheduler, got ${describeValue(scheduler)}`);
-  }
-  const random = optionalFunction<RandomSource>('random', raw['random'], Math.random);
-  const store = raw['store'] as BreakerStateStore | undefined;
-  if (
-    store !== undefined &&
-    (typeof (store as unknown) !== 'object' ||
-      typeof store.get !== 'function' ||
-      typeof store.set !== 'function' ||
-      typeof store.subscribe !== 'function')
-  ) {
-    throw new TypeError(`redialer: option "store" must have get(), set() and subscribe(), got ${describeValue(store)}`);
-  }
-  const prefix = raw['prefix'] ?? 'redialer.breaker';
-  if (typeof prefix !== 'string' || prefix === '')
-    throw new TypeError(`redialer: option "prefix" must be a non-empty string, got ${describeValue(prefix)}`);
+  const resolved = resolveBreakerOptions(options);
+  return resolved.consecutiveFailures === undefined
+    ? startBreaker(resolved, failureRatio(resolved.ratio))
+    : startBreaker(resolved, consecutiveFailures(resolved.consecutiveFailures));
+}
 
+function isAdmission(effect: BreakerEffect): effect is Extract<BreakerEffect, { type: 'admit' | 'refuse' }> {
+  return effect.type === 'admit' || effect.type === 'refuse';
+}
+
+/** Runs a breaker whose trip rule is `strategy`. */
+function startBreaker<S>(o: ResolvedBreakerOptions, strategy: TripStrategy<S>): CircuitBreaker {
+  const { name, scheduler, store, isFailure } = o;
+  const rules: BreakerRules<S> = { strategy, breakDuration: o.breakDuration, random: o.random };
   const now = (): number => scheduler.now();
-  const newWindow = (): SlidingWindow<'success' | 'failure'> => new SlidingWindow(windowMs, now);
-  let window = newWindow();
-  let inARow = 0;
-  let breakBackoff: Backoff | undefined;
-  let probeOut = false;
-  let isolated = false;
-  let epoch = 0;
+  let state: BreakerState<S> = initialBreakerState(strategy, now());
   let timer: Subscription | undefined;
   let disposed = false;
-  const subject = new BehaviorSubject<BreakerSnapshot>({ state: 'closed', since: now(), opens: 0 });
+  const subject = new BehaviorSubject<BreakerSnapshot>(state.snapshot);
   const attributes: MetricAttributes = { breaker: name };
   let counters: { opens: CounterLike; rejected: CounterLike } | undefined;
   let gauge: { instrument: ObservableGaugeLike; callback: (result: ObservableResultLike) => void } | undefined;
 
-  const set = (snapshot: BreakerSnapshot): void => {
-    epoch += 1;
-    probeOut = false;
-    timer?.unsubscribe();
+  const breakElapsed = (generation: number): void => {
     timer = undefined;
-    if (snapshot.state === 'open' && snapshot.until !== Infinity) {
-      timer = scheduleTimerAt(scheduler, snapshot.until, () => {
+    dispatch({ type: 'break-elapsed', generation, now: now() });
+  };
+
+  /** Carries out one effect (`admit` and `refuse` also go back to the caller of {@link dispatch}). */
+  const run = (effect: BreakerEffect): void => {
+    switch (effect.type) {
+      case 'count-open':
+        counters?.opens.add(1, attributes);
+        return;
+      case 'refuse':
+        counters?.rejected.add(1, attributes);
+        return;
+      case 'clear-timer':
+        timer?.unsubscribe();
         timer = undefined;
-        if (subject.value === snapshot) set({ state: 'half-open', since: now(), opens: snapshot.opens });
-      });
+        return;
+      case 'arm-timer':
+        // A disposed breaker arms nothing: its state$ is complete and no one could see the break end.
+        if (!disposed) timer = scheduleTimerAt(scheduler, effect.at, breakElapsed, effect.generation);
+        return;
+      case 'emit':
+        if (!disposed) subject.next(effect.snapshot);
+        return;
+      case 'persist':
+        store?.set(effect.shared);
+        return;
+      case 'admit':
+        return;
     }
-    if (!disposed) subject.next(snapshot);
   };
 
-  const open = (lastError: unknown, publish: boolean): void => {
-    const current = subject.value;
-    const opens = current.opens + 1;
-    const step = stepBackoff(breakPolicy, breakBackoff, random);
-    // A broken policy is a programming error: the breaker stays open (no probe) until reset(), and
-    // says why in lastError, rather than guessing a break.
-    if (step.ok) breakBackoff = step.backoff;
-    const until = step.ok ? now() + step.delay : Infinity;
-    counters?.opens.add(1, attributes);
-    set({ state: 'open', since: now(), until, opens, lastError: step.ok ? lastError : step.error });
-    if (publish) store?.set({ state: 'open', until, opens });
-  };
-
-  const close = (publish: boolean): void => {
-    breakBackoff = undefined;
-    inARow = 0;
-    window = newWindow();
-    set({ state: 'closed', since: now(), opens: 0 });
-    if (publish) store?.set({ state: 'closed' });
-  };
-
-  const follow = (shared: SharedBreakerState): void => {
-    if (disposed || isolated) return;
-    const current = subject.value;
-    if (shared.state === 'closed') {
-      if (current.state !== 'closed') close(false);
-      return;
-    }
-    if (current.state === 'open' && current.until >= shared.until) return;
-    if (shared.until <= now()) return;
-    set({
-      state: 'open',
-      since: now(),
-      until: shared.until,
-      opens: Math.max(shared.opens, current.opens),
-      lastError: undefined,
-    });
+  /**
+   * Decides, commits the new state, then runs the effects in order. A subscriber of `state$` or a
+   * store listener that calls back into this breaker while an effect runs (failover() does) sees the
+   * committed state, and its own effects run at once, before the rest of these.
+   */
+  const dispatch = (event: BreakerEvent): readonly BreakerEffect[] => {
+    const transition = decide(state, event, rules);
+    state = transition.state;
+    for (const effect of transition.effects) run(effect);
+    return transition.effects;
   };
 
   /** The snapshot, after ending a break that is due (a timer may not have run yet). */
   const current = (): BreakerSnapshot => {
-    const snapshot = subject.value;
-    if (snapshot.state === 'open' && now() >= snapshot.until)
-      set({ state: 'half-open', since: now(), opens: snapshot.opens });
+    dispatch({ type: 'tick', now: now() });
     return subject.value;
   };
 
-  const judge = (error: unknown): void => {
-    if (consecutive !== undefined) {
-      if (inARow >= consecutive) open(error, true);
-      return;
+  /** Admits a call or says why not; undefined once disposed. */
+  const acquire = (): Extract<BreakerEffect, { type: 'admit' | 'refuse' }> | undefined => {
+    // A due break ends, and is published, before the call is judged: a subscriber that takes the
+    // probe on that change has it.
+    current();
+    if (disposed) return undefined;
+    return dispatch({ type: 'acquire', now: now() }).find(isAdmission);
+  };
+
+  const counts = (error: unknown): boolean => {
+    try {
+      // Read as the breaker always has: any truthy answer counts.
+      const verdict: unknown = isFailure(error);
+      return Boolean(verdict);
+    } catch {
+      return true;
     }
-    const failures = window.count('failure');
-    const calls = failures + window.count('success');
-    if (calls >= minimumThroughput && failures / calls >= failureRatio) open(error, true);
+  };
+
+  const permitFor = (permit: PermitTicket): BreakerPermit => {
+    let settled = false;
+    const settle = (event: () => BreakerEvent): void => {
+      if (settled) return;
+      settled = true;
+      dispatch(event());
+    };
+    return {
+      probe: permit.probe,
+      success: () => {
+        settle(() => ({ type: 'succeeded', permit, now: now() }));
+      },
+      failure: (error) => {
+        settle(() => ({ type: 'failed', permit, counted: counts(error), error, now: now() }));
+      },
+      cancel: () => {
+        settle(() => ({ type: 'cancelled', permit, now: now() }));
+      },
+    };
   };
 
   const tryAcquire = (): BreakerPermit | undefined => {
-    const snapshot = current();
-    if (disposed) return undefined;
-    if (snapshot.state === 'open' || (snapshot.state === 'half-open' && probeOut)) {
-      counters?.rejected.add(1, attributes);
-      return undefined;
-    }
-    const probe = snapshot.state === 'half-open';
-    if (probe) probeOut = true;
-    const issued = epoch;
-    let settled = false;
-    const settle = (fn: () => void): void => {
-      if (settled) return;
-      settled = true;
-      fn();
-    };
-    return {
-      probe,
-      success: () => {
-        settle(() => {
-          window.add('success');
-          if (issued !== epoch) return;
-          inARow = 0;
-          if (probe) close(true);
-        });
-      },
-      failure: (error) => {
-        settle(() => {
-          let counts: boolean;
-          try {
-            counts = isFailure(error);
-          } catch {
-            counts = true;
-          }
-          if (!counts) {
-            // Not a health signal: a probe that ends so proves nothing, so its slot is freed.
-            if (probe && issued === epoch) probeOut = false;
-            return;
-          }
-          window.add('failure');
-          if (issued !== epoch) return;
-          inARow += 1;
-          if (probe) open(error, true);
-          else judge(error);
-        });
-      },
-      cancel: () => {
-        settle(() => {
-          if (probe && issued === epoch) probeOut = false;
-        });
-      },
-    };
+    const admission = acquire();
+    return admission?.type === 'admit' ? permitFor(admission.permit) : undefined;
   };
 
   const breaker: CircuitBreaker = {
@@ -369,13 +242,12 @@ export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBrea
     ): Promise<T> {
       const signal = callOptions.signal;
       if (signal?.aborted === true) throw signal.reason;
-      const permit = tryAcquire();
-      if (permit === undefined) {
-        const snapshot = subject.value;
-        const until = snapshot.state === 'open' ? snapshot.until : now();
-        const cause = snapshot.state === 'open' ? snapshot.lastError : undefined;
+      const admission = acquire();
+      if (admission?.type !== 'admit') {
+        const { until, cause } = admission ?? refusalOf(subject.value, now());
         throw new BrokenCircuitError(name, until, cause === undefined ? undefined : { cause });
       }
+      const permit = permitFor(admission.permit);
       try {
         const value = await operation({ signal });
         permit.success();
@@ -388,14 +260,10 @@ export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBrea
       }
     },
     isolate() {
-      isolated = true;
-      const opens = subject.value.opens + 1;
-      set({ state: 'open', since: now(), until: Infinity, opens, lastError: undefined });
-      store?.set({ state: 'open', until: Infinity, opens });
+      dispatch({ type: 'isolate', now: now() });
     },
     reset() {
-      isolated = false;
-      close(true);
+      dispatch({ type: 'reset', now: now() });
     },
     dispose() {
       if (disposed) return;
@@ -409,28 +277,19 @@ export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBrea
     },
   };
 
-  const meter = raw['meter'] as Partial<MeterLike> | undefined;
+  const meter = o.meter;
   if (meter !== undefined) {
-    if (
-      typeof meter !== 'object' ||
-      typeof meter.createCounter !== 'function' ||
-      typeof meter.createObservableGauge !== 'function'
-    ) {
-      throw new TypeError(
-        `redialer: option "meter" must have createCounter() and createObservableGauge(), got ${describeValue(meter)}`,
-      );
-    }
     counters = {
-      opens: meter.createCounter(`${prefix}.opens`, {
+      opens: meter.createCounter(`${o.prefix}.opens`, {
         description: 'Times the circuit breaker opened',
         unit: '{event}',
       }),
-      rejected: meter.createCounter(`${prefix}.rejected`, {
+      rejected: meter.createCounter(`${o.prefix}.rejected`, {
         description: 'Calls refused by an open circuit breaker',
         unit: '{call}',
       }),
     };
-    const instrument = meter.createObservableGauge(`${prefix}.state`, {
+    const instrument = meter.createObservableGauge(`${o.prefix}.state`, {
       description: 'Circuit breaker state: 0 closed, 1 half-open, 2 open',
       unit: '1',
     });
@@ -440,6 +299,9 @@ export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBrea
     instrument.addCallback(callback);
     gauge = { instrument, callback };
   }
+  const follow = (shared: SharedBreakerState): void => {
+    if (!disposed) dispatch({ type: 'shared', shared, now: now() });
+  };
   const initial = store?.get();
   if (initial !== undefined) follow(initial);
   const unsubscribeStore = store?.subscribe(follow);

@@ -2,12 +2,13 @@
  * The failure-ratio trip rule (Polly v8's `CircuitBreakerStrategyOptions`): the breaker opens when
  * failures / calls over a sliding time window reach a ratio, once the window holds enough calls.
  *
- * The window is the one `SlidingWindow` (budgets/sliding-window.ts) keeps — ten buckets aligned to the
- * clock, a bucket counting while any part of it lies inside the window — written here as an immutable
- * value, because a trip strategy's state must be one: `SlidingWindow` is mutable and reads its own
- * clock, while here the time arrives with each call.
+ * The window follows the bucket rule of budgets/sliding-window.ts (`bucketAt`, `bucketInWindow`: ten
+ * buckets aligned to the clock, a bucket counting while any part of it lies inside the window), kept
+ * here as an immutable value, because a trip strategy's state must be one: `SlidingWindow` is mutable
+ * and reads its own clock, while here the time arrives with each call.
  * @module
  */
+import { bucketAt, bucketInWindow } from '../budgets/sliding-window.js';
 import type { TripStrategy } from './trip-strategy.js';
 
 /** The rule's parameters, checked by the caller. */
@@ -44,12 +45,10 @@ export function ratioCounts(
   now: number,
 ): { readonly successes: number; readonly failures: number } {
   const bucketMs = windowMs / RATIO_BUCKETS;
-  const oldest = now - windowMs;
   let successes = 0;
   let failures = 0;
   for (const bucket of window) {
-    // A bucket counts while any part of it lies inside the window.
-    if (bucket.start + bucketMs > oldest) {
+    if (bucketInWindow(bucket.start, bucketMs, windowMs, now)) {
       successes += bucket.successes;
       failures += bucket.failures;
     }
@@ -67,9 +66,7 @@ export function failureRatio(rules: FailureRatioRules): TripStrategy<RatioWindow
   return {
     initial: () => EMPTY,
     record: (window, outcome, now) => {
-      const slot = Math.floor(now / bucketMs);
-      const start = slot * bucketMs;
-      const index = ((slot % RATIO_BUCKETS) + RATIO_BUCKETS) % RATIO_BUCKETS;
+      const { index, start } = bucketAt(now, bucketMs, RATIO_BUCKETS);
       const old = window[index] ?? UNUSED;
       const bucket = old.start === start ? old : { start, successes: 0, failures: 0 };
       const next = window.slice();

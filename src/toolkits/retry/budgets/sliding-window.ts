@@ -5,6 +5,26 @@
  */
 import { checkNumber } from '../../../internal/validate.js';
 
+/**
+ * Where time `now` falls in a ring of `size` buckets of `bucketMs` each, aligned to the clock: the
+ * bucket's index in the ring and its start. A bucket whose stored start differs holds an older turn of
+ * the ring and is emptied before use. Shared by every windowed count (this class, the breaker's
+ * failure-ratio rule), so that they agree on what "the last window" holds.
+ */
+export function bucketAt(
+  now: number,
+  bucketMs: number,
+  size: number,
+): { readonly index: number; readonly start: number } {
+  const slot = Math.floor(now / bucketMs);
+  return { index: ((slot % size) + size) % size, start: slot * bucketMs };
+}
+
+/** Whether a bucket that starts at `start` counts in the window of `windowMs` that ends at `now`: while any part of it lies inside. */
+export function bucketInWindow(start: number, bucketMs: number, windowMs: number, now: number): boolean {
+  return start + bucketMs > now - windowMs;
+}
+
 /** Counts of named events over the last `window` milliseconds (to the resolution of one bucket). */
 export class SlidingWindow<K extends string> {
   readonly #bucketMs: number;
@@ -23,11 +43,7 @@ export class SlidingWindow<K extends string> {
 
   /** Adds `n` events of kind `key` at the current time. */
   add(key: K, n = 1): void {
-    const now = this.now();
-    const slot = Math.floor(now / this.#bucketMs);
-    const start = slot * this.#bucketMs;
-    const size = this.#buckets.length;
-    const index = ((slot % size) + size) % size;
+    const { index, start } = bucketAt(this.now(), this.#bucketMs, this.#buckets.length);
     const bucket = this.#buckets[index];
     if (bucket === undefined) return;
     if (bucket.start !== start) {
@@ -39,11 +55,10 @@ export class SlidingWindow<K extends string> {
 
   /** The number of `key` events within the window. */
   count(key: K): number {
-    const oldest = this.now() - this.window;
+    const now = this.now();
     let total = 0;
     for (const bucket of this.#buckets) {
-      // A bucket counts while any part of it lies inside the window.
-      if (bucket.start + this.#bucketMs > oldest) total += bucket.counts.get(key) ?? 0;
+      if (bucketInWindow(bucket.start, this.#bucketMs, this.window, now)) total += bucket.counts.get(key) ?? 0;
     }
     return total;
   }

@@ -40,6 +40,7 @@ import { type Classifier, classify as defaultClassify } from '../classification/
 import { emit, type RetryEventSink } from '../core/retry-event.js';
 import { serverHint } from '../policy/retry-decision.js';
 import { AttemptTimeoutError } from '../timeouts/attempt-timeout-error.js';
+import { DeadlineExceededError } from '../timeouts/deadline-exceeded-error.js';
 import { FailoverError, type FailoverGiveUp, type ProviderOutcome } from './failover-error.js';
 
 /** What each provider call receives. */
@@ -435,7 +436,7 @@ export function failover<A, T>(
 
       const giveUp = (why: FailoverGiveUp): void => {
         if (settled) return;
-        cleanup(new AttemptTimeoutError(attempts, deadlineMs), why === 'deadline');
+        cleanup(new DeadlineExceededError(deadlineMs, attempts), why === 'deadline');
         const list = states.map((s): ProviderOutcome => ({
           provider: s.spec.name,
           attempts: tries.get(s) ?? 0,

@@ -7,13 +7,7 @@
  */
 import { asyncScheduler, BehaviorSubject, type Observable, type SchedulerLike, skip, Subscription } from 'rxjs';
 import type { Backoff, BackoffPolicy, RandomSource } from '../../../backoff/backoff.js';
-import {
-  type AttemptSpacing,
-  earliestStart,
-  FULL_CREDIT,
-  resolveAttemptSpacing,
-  spendStart,
-} from '../../../backoff/attempt-spacing.js';
+import { type AttemptSpacing, resolveAttemptSpacing } from '../../../backoff/attempt-spacing.js';
 import { MAX_DELAY_MS } from '../../../backoff/backoff.js';
 import { stepBackoff } from '../../../backoff/backoff-step.js';
 import { boundHint, hintedDelay } from '../../../backoff/server-hint.js';
@@ -40,8 +34,15 @@ import { type Classifier, classify as defaultClassify } from '../classification/
 import { emit, type RetryEventSink } from '../core/retry-event.js';
 import { serverHint } from '../policy/retry-decision.js';
 import { AttemptTimeoutError } from '../timeouts/attempt-timeout-error.js';
-import { DeadlineExceededError } from '../timeouts/deadline-exceeded-error.js';
-import { FailoverError, type FailoverGiveUp, type ProviderOutcome } from './failover-error.js';
+import {
+  type CallEffect,
+  type CallEvent,
+  type FailoverRules,
+  type ProviderView,
+  decide,
+  initialCallState,
+  ms,
+} from './failover-decision.js';
 
 /** What each provider call receives. */
 export interface FailoverAttemptContext {
@@ -167,8 +168,16 @@ interface ProviderState<A, T> {
   inFlight: number;
 }
 
+/** What one attempt holds outside the call's decision: its provider, signal, breaker permit and timer. */
+interface Flight<A, T> {
+  readonly provider: ProviderState<A, T>;
+  readonly begun: number;
+  readonly controller: AbortController;
+  readonly permit: BreakerPermit | undefined;
+  timer: Subscription | undefined;
+}
+
 const STICKY_LIMIT = 10_000;
-const HEDGE_LOST = 'another provider answered first';
 
 function isBreaker(value: unknown): value is CircuitBreaker {
   return (
@@ -181,11 +190,6 @@ function hintDelay(error: unknown, now: number): number {
   if (hint === undefined) return 0;
   if (hint.kind === 'retry-after') return hint.delay;
   return hint.pushback.kind === 'wait' ? hint.pushback.delay : MAX_DELAY_MS;
-}
-
-/** Milliseconds for a message: whole numbers, as timers see them. */
-function ms(value: number): string {
-  return String(Math.round(value));
 }
 
 function describeError(error: unknown): string {
@@ -340,6 +344,14 @@ export function failover<A, T>(
   );
   const sticky = new Map<string, ProviderState<A, T>>();
   let calls = 0;
+  const rules: FailoverRules = {
+    names: states.map((s) => s.spec.name),
+    maxAttempts,
+    maxCopies,
+    hedgeDelay,
+    deadlineMs,
+    spacing,
+  };
 
   /** The order for one call. */
   const orderFor = (stickyKey: string | undefined): ProviderState<A, T>[] => {
@@ -383,311 +395,291 @@ export function failover<A, T>(
         reject(signal.reason);
         return;
       }
-      const started = now();
-      const deadline = started + deadlineMs;
-      const sequence = orderFor(stickyKey);
-      const tries = new Map<ProviderState<A, T>, number>();
-      const outcomes = new Map<ProviderState<A, T>, Omit<ProviderOutcome, 'provider' | 'attempts'>>();
-      const flights = new Set<{
-        state: ProviderState<A, T>;
-        controller: AbortController;
-        permit: BreakerPermit | undefined;
-        timer: Subscription | undefined;
-      }>();
-      let attempts = 0;
-      let credit = FULL_CREDIT;
-      let settled = false;
-      // Read through a function: callbacks run during a loop may settle the call.
-      const isSettled = (): boolean => settled;
+      const sequence = orderFor(stickyKey).map((s) => s.index);
+      let state = initialCallState(now() + deadlineMs, sequence, states.length);
+      /** What each attempt holds outside the decision: its signal, breaker permit and timer. */
+      const flights = new Map<number, Flight<A, T>>();
+      /** Permits granted by a breaker and not yet handed to an attempt, by provider. */
+      const granted = new Map<number, BreakerPermit | undefined>();
+      const queue: CallEvent<T>[] = [];
+      let running = false;
       let wait: Subscription | undefined;
       let hedge: Subscription | undefined;
-      const deadlineTimer =
-        deadline === Infinity
-          ? undefined
-          : scheduleTimerAt(scheduler, deadline, () => {
-              giveUp('deadline');
-            });
+      let deadlineTimer: Subscription | undefined;
 
-      const note = (
-        state: ProviderState<A, T>,
-        outcome: ProviderOutcome['outcome'],
-        detail: string,
-        error?: unknown,
-      ): void => {
-        outcomes.set(state, { outcome, detail, error });
-      };
-
-      const cleanup = (reason: unknown, cut: boolean): void => {
-        settled = true;
-        wait?.unsubscribe();
-        hedge?.unsubscribe();
-        deadlineTimer?.unsubscribe();
-        signal?.removeEventListener('abort', onAbort);
-        for (const flight of [...flights]) {
-          flights.delete(flight);
-          flight.timer?.unsubscribe();
-          flight.permit?.cancel();
-          flight.state.inFlight -= 1;
-          if (cut) note(flight.state, 'cut', reason instanceof Error ? reason.message : String(reason));
-          flight.controller.abort(reason);
-        }
-        publish();
-      };
-
-      const giveUp = (why: FailoverGiveUp): void => {
-        if (settled) return;
-        cleanup(new DeadlineExceededError(deadlineMs, attempts), why === 'deadline');
-        const list = states.map((s): ProviderOutcome => ({
-          provider: s.spec.name,
-          attempts: tries.get(s) ?? 0,
-          ...(outcomes.get(s) ?? { outcome: 'not-tried', detail: '', error: undefined }),
-        }));
-        const last = [...outcomes.values()]
-          .map((o) => o.error)
-          .filter((e) => e !== undefined)
-          .at(-1);
-        emit(metrics, {
-          type: 'give-up',
-          attempt: attempts,
-          reason: why === 'deadline' ? 'deadline' : 'attempts',
-          error: last,
-        });
-        reject(new FailoverError(why, list, last === undefined ? undefined : { cause: last }));
-      };
-
-      function onAbort(): void {
-        if (settled) return;
-        const reason: unknown = signal?.reason;
-        cleanup(reason, false);
-        reject(reason);
-      }
-      signal?.addEventListener('abort', onAbort, { once: true });
-
-      /** Why `state` cannot be tried now, or undefined if it can. */
-      const blocked = (state: ProviderState<A, T>, t: number): string | undefined => {
-        if ([...flights].some((f) => f.state === state)) return 'in flight';
-        const breakerState = state.breaker?.snapshot;
-        if (breakerState?.state === 'open') return `circuit open until +${String(breakerState.until - t)} ms`;
-        if (state.nextEligibleAt > t) return `backing off until +${ms(state.nextEligibleAt - t)} ms`;
-        if ((tries.get(state) ?? 0) > 0 && state.spec.budget !== undefined && !state.spec.budget.canRetry())
-          return 'retry budget exhausted';
-        return undefined;
-      };
-
-      /** Starts attempts while copies and providers allow; then decides whether to wait, hedge or give up. */
-      const pump = (): void => {
-        if (settled) return;
-        wait?.unsubscribe();
-        wait = undefined;
+      /** What each provider allows now. */
+      const look = (): { now: number; providers: readonly ProviderView[] } => {
         const t = now();
-        // Providers whose half-open breaker has its one probe out (from another call): due when it settles.
-        const busy = new Set<ProviderState<A, T>>();
-        // The floor on attempt starts: when it says "not yet", the next start waits for it.
-        const floorAt = earliestStart(credit, spacing);
-        while (floorAt <= t && flights.size < maxCopies && (flights.size === 0 || hedgeDue) && attempts < maxAttempts) {
-          const candidates = [...sequence].sort((x, y) => (tries.get(x) ?? 0) - (tries.get(y) ?? 0));
-          let started = false;
-          for (const state of candidates) {
-            const why = blocked(state, t);
-            if (why !== undefined) {
-              if (why !== 'in flight' && !outcomes.has(state)) note(state, 'skipped', why);
-              continue;
-            }
-            const permit = state.breaker?.tryAcquire();
-            if (state.breaker !== undefined && permit === undefined) {
-              busy.add(state);
-              if (!outcomes.has(state)) note(state, 'skipped', 'circuit half-open, its probe in flight');
-              continue;
-            }
-            hedgeDue = false;
-            launch(state, permit);
-            started = true;
-            break;
-          }
-          if (!started || isSettled()) break;
-        }
-        if (isSettled()) return;
-        if (flights.size > 0) {
-          if (floorAt > t && hedgeDue) wait = scheduleTimerAt(scheduler, floorAt, pump);
-          else armHedge();
-          return;
-        }
-        if (attempts >= maxAttempts) {
-          giveUp('attempts');
-          return;
-        }
-        // Nothing in flight and nothing to try now: wait for the soonest provider, within the deadline.
-        const dueTimes = states
-          .filter((s) => !busy.has(s))
-          .filter((s) => s.spec.budget === undefined || (tries.get(s) ?? 0) === 0 || s.spec.budget.canRetry())
-          .map((s) => {
+        return {
+          now: t,
+          providers: states.map((s): ProviderView => {
             const b = s.breaker?.snapshot;
-            return Math.max(s.nextEligibleAt, b?.state === 'open' ? b.until : -Infinity);
-          });
-        const soonest = Math.max(Math.min(...dueTimes), floorAt);
-        if (soonest === Infinity && busy.size === 0) {
-          giveUp('no-provider');
-          return;
-        }
-        if (soonest >= deadline && busy.size === 0) {
-          giveUp('deadline');
-          return;
-        }
-        const waiting = new Subscription();
-        if (soonest < deadline) waiting.add(scheduleTimerAt(scheduler, soonest, pump));
-        for (const state of busy) {
-          const changes = state.breaker?.state$.pipe(skip(1)).subscribe(() => {
-            pump();
-          });
-          waiting.add(changes);
-        }
-        wait = waiting;
+            return {
+              breaker:
+                b === undefined
+                  ? undefined
+                  : b.state === 'open'
+                    ? { state: 'open', until: b.until }
+                    : { state: b.state },
+              nextEligibleAt: s.nextEligibleAt,
+              retryRefused: (state.tries[s.index] ?? 0) > 0 && s.spec.budget !== undefined && !s.spec.budget.canRetry(),
+            };
+          }),
+        };
       };
 
-      let hedgeDue = false;
-      const armHedge = (): void => {
-        // hedgeDue still set: the last hedge found no provider to start; a failure will pump again.
-        if (
-          hedgeDelay === Infinity ||
-          flights.size >= maxCopies ||
-          hedge !== undefined ||
-          hedgeDue ||
-          attempts >= maxAttempts
-        )
-          return;
-        hedge = scheduleTimer(scheduler, hedgeDelay, () => {
-          hedge = undefined;
-          hedgeDue = true;
-          pump();
-        });
-      };
-
-      const launch = (state: ProviderState<A, T>, permit: BreakerPermit | undefined): void => {
-        attempts += 1;
-        credit = spendStart(credit, now(), spacing);
-        const attempt = attempts;
-        tries.set(state, (tries.get(state) ?? 0) + 1);
-        state.spec.budget?.onAttempt((tries.get(state) ?? 0) > 1);
-        state.inFlight += 1;
-        const controller = new AbortController();
-        const flight = { state, controller, permit, timer: undefined as Subscription | undefined };
-        flights.add(flight);
-        const begun = now();
-        emit(metrics, { type: 'attempt', attempt });
-        publish();
-        if (attemptTimeout !== undefined) {
-          flight.timer = scheduleTimer(scheduler, attemptTimeout, () => {
-            const error = new AttemptTimeoutError(attempt, attemptTimeout);
-            controller.abort(error);
-            failed(flight, error, 'timed-out', begun);
-          });
-        }
-        let result: T | PromiseLike<T>;
+      /** Applies events in order; an event raised while effects run waits for them to finish. */
+      const dispatch = (event: CallEvent<T>): void => {
+        queue.push(event);
+        if (running) return;
+        running = true;
         try {
-          result = state.spec.call(args, { signal: controller.signal, attempt, provider: state.spec.name, deadline });
-        } catch (error) {
-          failed(flight, error, 'failed', begun);
-          return;
+          for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+            const decision = decide(state, next, rules);
+            state = decision.state;
+            for (const effect of decision.effects) run(effect);
+          }
+        } finally {
+          running = false;
         }
-        Promise.resolve(result).then(
-          (value) => {
-            succeeded(flight, value);
-          },
-          (error: unknown) => {
-            failed(flight, error, 'failed', begun);
-          },
-        );
-        // Restart the hedge clock from this start.
-        hedge?.unsubscribe();
-        hedge = undefined;
+      };
+      const pump = (): void => {
+        dispatch({ type: 'pump', ...look() });
+      };
+      function onAbort(): void {
+        dispatch({ type: 'aborted', reason: signal?.reason });
+      }
+
+      const flightOf = (attempt: number): Flight<A, T> | undefined => flights.get(attempt);
+      const isLive = (attempt: number): boolean => !state.settled && state.flights.some((f) => f.attempt === attempt);
+      const fail = (attempt: number, error: unknown, kind: 'failed' | 'timed-out'): void => {
+        if (!isLive(attempt)) return;
+        dispatch({ type: 'failed', attempt, error, kind, verdict: classify(error) });
       };
 
-      const leave = (flight: typeof flights extends Set<infer F> ? F : never): boolean => {
-        if (!flights.has(flight)) return false;
-        flights.delete(flight);
-        flight.timer?.unsubscribe();
-        flight.state.inFlight -= 1;
-        return true;
+      const run = (effect: CallEffect<T>): void => {
+        switch (effect.type) {
+          case 'arm-deadline':
+            deadlineTimer = scheduleTimerAt(scheduler, effect.at, () => {
+              dispatch({ type: 'deadline-fired' });
+            });
+            return;
+          case 'clear-deadline':
+            deadlineTimer?.unsubscribe();
+            return;
+          case 'listen-abort':
+            signal?.addEventListener('abort', onAbort, { once: true });
+            return;
+          case 'unlisten-abort':
+            signal?.removeEventListener('abort', onAbort);
+            return;
+          case 'acquire': {
+            const provider = states[effect.provider];
+            if (provider === undefined) return;
+            const permit = provider.breaker?.tryAcquire();
+            if (provider.breaker !== undefined && permit === undefined) {
+              dispatch({ type: 'refused', provider: effect.provider, ...look() });
+              return;
+            }
+            granted.set(effect.provider, permit);
+            dispatch({ type: 'granted', provider: effect.provider, ...look() });
+            return;
+          }
+          case 'drop-permit':
+            granted.get(effect.provider)?.cancel();
+            granted.delete(effect.provider);
+            return;
+          case 'launch': {
+            const provider = states[effect.flight.provider];
+            if (provider === undefined) return;
+            const permit = granted.get(effect.flight.provider);
+            granted.delete(effect.flight.provider);
+            provider.spec.budget?.onAttempt(effect.retry);
+            provider.inFlight += 1;
+            flights.set(effect.flight.attempt, {
+              provider,
+              begun: effect.flight.begun,
+              controller: new AbortController(),
+              permit,
+              timer: undefined,
+            });
+            return;
+          }
+          case 'arm-attempt-timer': {
+            const flight = flightOf(effect.attempt);
+            if (attemptTimeout === undefined || flight === undefined) return;
+            flight.timer = scheduleTimer(scheduler, attemptTimeout, () => {
+              const error = new AttemptTimeoutError(effect.attempt, attemptTimeout);
+              flight.controller.abort(error);
+              fail(effect.attempt, error, 'timed-out');
+            });
+            return;
+          }
+          case 'call': {
+            const flight = flightOf(effect.attempt);
+            if (flight === undefined) return;
+            const context = {
+              signal: flight.controller.signal,
+              attempt: effect.attempt,
+              provider: flight.provider.spec.name,
+              deadline: state.deadline,
+            };
+            let result: T | PromiseLike<T>;
+            try {
+              result = flight.provider.spec.call(args, context);
+            } catch (error) {
+              fail(effect.attempt, error, 'failed');
+              return;
+            }
+            Promise.resolve(result).then(
+              (value) => {
+                if (isLive(effect.attempt)) dispatch({ type: 'succeeded', attempt: effect.attempt, value });
+              },
+              (error: unknown) => {
+                fail(effect.attempt, error, 'failed');
+              },
+            );
+            return;
+          }
+          case 'leave': {
+            const flight = flightOf(effect.attempt);
+            if (flight === undefined) return;
+            flight.timer?.unsubscribe();
+            flight.provider.inFlight -= 1;
+            return;
+          }
+          case 'reward': {
+            const flight = flightOf(effect.attempt);
+            if (flight !== undefined) reward(flight.provider, flight.permit, stickyKey);
+            return;
+          }
+          case 'penalize': {
+            const flight = flightOf(effect.attempt);
+            if (flight === undefined) return;
+            const charged = penalize(flight.provider, flight.permit, effect.error, effect.reason, flight.begun);
+            dispatch({
+              type: 'penalized',
+              provider: flight.provider.index,
+              kind: effect.kind,
+              error: effect.error,
+              ...charged,
+              ...look(),
+            });
+            return;
+          }
+          case 'cancel-permit':
+            flightOf(effect.attempt)?.permit?.cancel();
+            return;
+          case 'end-flight': {
+            const flight = flightOf(effect.attempt);
+            if (flight === undefined) return;
+            flight.timer?.unsubscribe();
+            flight.permit?.cancel();
+            flight.provider.inFlight -= 1;
+            flight.controller.abort(effect.reason);
+            return;
+          }
+          case 'arm-hedge':
+            hedge = scheduleTimer(scheduler, effect.after, () => {
+              hedge = undefined;
+              dispatch({ type: 'hedge-fired', ...look() });
+            });
+            return;
+          case 'cancel-hedge':
+            hedge?.unsubscribe();
+            hedge = undefined;
+            return;
+          case 'set-wait': {
+            const waiting = new Subscription();
+            if (effect.at !== undefined) waiting.add(scheduleTimerAt(scheduler, effect.at, pump));
+            for (const index of effect.watch) {
+              const changes = states[index]?.breaker?.state$.pipe(skip(1)).subscribe(() => {
+                pump();
+              });
+              waiting.add(changes);
+            }
+            wait = waiting;
+            return;
+          }
+          case 'clear-wait':
+            wait?.unsubscribe();
+            wait = undefined;
+            return;
+          case 'emit':
+            emit(metrics, effect.event);
+            return;
+          case 'publish':
+            publish();
+            return;
+          case 'resolve':
+            resolve(effect.value);
+            return;
+          case 'reject':
+            reject(effect.error);
+            return;
+        }
       };
 
-      const succeeded = (flight: typeof flights extends Set<infer F> ? F : never, value: T): void => {
-        if (settled || !leave(flight)) return;
-        const { state } = flight;
-        flight.permit?.success();
-        state.spec.budget?.onSuccess();
-        state.health.add('success');
-        state.backoff = undefined;
-        state.nextEligibleAt = -Infinity;
-        state.failures = 0;
-        if (stickyKey !== undefined) {
-          sticky.delete(stickyKey);
-          sticky.set(stickyKey, state);
-          const oldest = sticky.keys().next();
-          if (sticky.size > STICKY_LIMIT && oldest.done !== true) sticky.delete(oldest.value);
-        }
-        emit(metrics, { type: 'success', attempt: attempts });
-        cleanup(new Error(HEDGE_LOST), false);
-        resolve(value);
-      };
-
-      const failed = (
-        flight: typeof flights extends Set<infer F> ? F : never,
-        error: unknown,
-        kind: 'failed' | 'timed-out',
-        begun: number,
-      ): void => {
-        if (settled || !leave(flight)) return;
-        const { state } = flight;
-        const t = now();
-        const verdict = classify(error);
-        if (verdict.kind === 'permanent') {
-          // A permanent failure is the call's, not the provider's health: not counted against its breaker.
-          flight.permit?.cancel();
-          emit(metrics, { type: 'permanent', attempt: attempts, reason: verdict.reason, error });
-          cleanup(new Error(`another provider failed permanently: ${verdict.reason}`), false);
-          reject(error);
-          return;
-        }
-        flight.permit?.failure(error);
-        state.spec.budget?.onTransientFailure();
-        state.health.add('failure');
-        state.failures += 1;
-        const step = stepBackoff(state.policy, state.backoff, random);
-        if (!step.ok) {
-          // A broken policy is a programming error: the call stops with it, never a 0 ms retry.
-          note(state, kind, `${describeError(error)}; ${step.error.message}`, step.error);
-          publish();
-          cleanup(new Error(`the backoff policy of ${state.spec.name} failed`), false);
-          reject(step.error);
-          return;
-        }
-        state.backoff = step.backoff;
-        // The wait is measured from the attempt's start: a slow failure eats into it.
-        const backoffAt = Math.max(t, begun + step.delay);
-        const asked = hintDelay(error, t);
-        const hint = asked > 0 ? boundHint(asked, maxRetryAfter) : undefined;
-        state.nextEligibleAt =
-          hint === undefined
-            ? backoffAt
-            : Math.max(backoffAt, t + hintedDelay(hint.delay, backoffAt - t, maxRetryAfter, random));
-        const after = `${ms(t - begun)} ms`;
-        const hintNote =
-          hint === undefined
-            ? ''
-            : `, the server asked for ${ms(hint.asked)} ms${hint.cut ? ` (cut to maxRetryAfter, ${ms(hint.delay)} ms)` : ''}`;
-        note(
-          state,
-          kind,
-          `${describeError(error)} after ${after}; ${verdict.reason}${hintNote}; next not before +${ms(state.nextEligibleAt - t)} ms`,
-          error,
-        );
-        publish();
-        hedgeDue = true;
-        pump();
-      };
-
-      pump();
+      dispatch({ type: 'start', ...look() });
     });
+  };
+
+  /** A success resets the provider: its backoff, failures and (with a sticky key) the key's home. */
+  const reward = (
+    state: ProviderState<A, T>,
+    permit: BreakerPermit | undefined,
+    stickyKey: string | undefined,
+  ): void => {
+    permit?.success();
+    state.spec.budget?.onSuccess();
+    state.health.add('success');
+    state.backoff = undefined;
+    state.nextEligibleAt = -Infinity;
+    state.failures = 0;
+    if (stickyKey !== undefined) {
+      sticky.delete(stickyKey);
+      sticky.set(stickyKey, state);
+      const oldest = sticky.keys().next();
+      if (sticky.size > STICKY_LIMIT && oldest.done !== true) sticky.delete(oldest.value);
+    }
+  };
+
+  /**
+   * Charges a transient failure to its provider: its breaker, budget and health, and its next
+   * backoff (measured from the attempt's start, a server hint as a floor). Returns the note for the
+   * call, or the error of a backoff policy that broke.
+   */
+  const penalize = (
+    state: ProviderState<A, T>,
+    permit: BreakerPermit | undefined,
+    error: unknown,
+    reason: string,
+    begun: number,
+  ): { detail: string; policyError?: Error } => {
+    const t = now();
+    permit?.failure(error);
+    state.spec.budget?.onTransientFailure();
+    state.health.add('failure');
+    state.failures += 1;
+    const step = stepBackoff(state.policy, state.backoff, random);
+    if (!step.ok) return { detail: `${describeError(error)}; ${step.error.message}`, policyError: step.error };
+    state.backoff = step.backoff;
+    // The wait is measured from the attempt's start: a slow failure eats into it.
+    const backoffAt = Math.max(t, begun + step.delay);
+    const asked = hintDelay(error, t);
+    const hint = asked > 0 ? boundHint(asked, maxRetryAfter) : undefined;
+    state.nextEligibleAt =
+      hint === undefined
+        ? backoffAt
+        : Math.max(backoffAt, t + hintedDelay(hint.delay, backoffAt - t, maxRetryAfter, random));
+    const after = `${ms(t - begun)} ms`;
+    const hintNote =
+      hint === undefined
+        ? ''
+        : `, the server asked for ${ms(hint.asked)} ms${hint.cut ? ` (cut to maxRetryAfter, ${ms(hint.delay)} ms)` : ''}`;
+    return {
+      detail: `${describeError(error)} after ${after}; ${reason}${hintNote}; next not before +${ms(state.nextEligibleAt - t)} ms`,
+    };
   };
 
   const dispose = (): void => {

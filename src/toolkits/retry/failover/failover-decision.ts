@@ -3,7 +3,7 @@
  * It reads no clock, starts nothing and holds no timer: the time and what each provider allows now
  * (its breaker, its backoff, its budget) come in the events, and the effects (acquire a breaker
  * permit, start an attempt, arm the hedge, wait, abort, settle) are data that the call's runner in
- * `failover.ts` carries out. What outlives the call (each provider's backoff, failures, breaker and
+ * `failover-call.ts` carries out. What outlives the call (each provider's backoff, failures, breaker and
  * budget) stays with the runner; an event that no longer applies (the call has settled, the attempt
  * has left) is a no-op.
  * @module

@@ -5,14 +5,13 @@
  * what every provider did.
  * @module
  */
-import { asyncScheduler, BehaviorSubject, type Observable, type SchedulerLike, skip, Subscription } from 'rxjs';
+import { asyncScheduler, BehaviorSubject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import type { Backoff, BackoffPolicy, RandomSource } from '../../../backoff/backoff.js';
 import { type AttemptSpacing, resolveAttemptSpacing } from '../../../backoff/attempt-spacing.js';
 import { MAX_DELAY_MS } from '../../../backoff/backoff.js';
 import { stepBackoff } from '../../../backoff/backoff-step.js';
 import { boundHint, hintedDelay } from '../../../backoff/server-hint.js';
 import { exponentialBackoff } from '../../../backoff/exponential-backoff.js';
-import { scheduleTimer, scheduleTimerAt } from '../../../internal/schedule-timer.js';
 import {
   checkNumber,
   checkOptionsObject,
@@ -31,18 +30,10 @@ import {
 import type { RetryBudget } from '../budgets/retry-budget.js';
 import { SlidingWindow } from '../budgets/sliding-window.js';
 import { type Classifier, classify as defaultClassify } from '../classification/classify.js';
-import { emit, type RetryEventSink } from '../core/retry-event.js';
+import type { RetryEventSink } from '../core/retry-event.js';
 import { serverHint } from '../policy/retry-decision.js';
-import { AttemptTimeoutError } from '../timeouts/attempt-timeout-error.js';
-import {
-  type CallEffect,
-  type CallEvent,
-  type FailoverRules,
-  type ProviderView,
-  decide,
-  initialCallState,
-  ms,
-} from './failover-decision.js';
+import { type FailoverRules, ms } from './failover-decision.js';
+import { type CallEnv, runCall } from './failover-call.js';
 
 /** What each provider call receives. */
 export interface FailoverAttemptContext {
@@ -166,15 +157,6 @@ interface ProviderState<A, T> {
   nextEligibleAt: number;
   failures: number;
   inFlight: number;
-}
-
-/** What one attempt holds outside the call's decision: its provider, signal, breaker permit and timer. */
-interface Flight<A, T> {
-  readonly provider: ProviderState<A, T>;
-  readonly begun: number;
-  readonly controller: AbortController;
-  readonly permit: BreakerPermit | undefined;
-  timer: Subscription | undefined;
 }
 
 const STICKY_LIMIT = 10_000;
@@ -390,242 +372,21 @@ export function failover<A, T>(
     if (stickyKey !== undefined && typeof stickyKey !== 'string') {
       throw new TypeError(`redialer: option "stickyKey" must be a string, got ${describeValue(stickyKey)}`);
     }
-    return new Promise<T>((resolve, reject) => {
-      if (signal?.aborted === true) {
-        reject(signal.reason);
-        return;
-      }
-      const sequence = orderFor(stickyKey).map((s) => s.index);
-      let state = initialCallState(now() + deadlineMs, sequence, states.length);
-      /** What each attempt holds outside the decision: its signal, breaker permit and timer. */
-      const flights = new Map<number, Flight<A, T>>();
-      /** Permits granted by a breaker and not yet handed to an attempt, by provider. */
-      const granted = new Map<number, BreakerPermit | undefined>();
-      const queue: CallEvent<T>[] = [];
-      let running = false;
-      let wait: Subscription | undefined;
-      let hedge: Subscription | undefined;
-      let deadlineTimer: Subscription | undefined;
-
-      /** What each provider allows now. */
-      const look = (): { now: number; providers: readonly ProviderView[] } => {
-        const t = now();
-        return {
-          now: t,
-          providers: states.map((s): ProviderView => {
-            const b = s.breaker?.snapshot;
-            return {
-              breaker:
-                b === undefined
-                  ? undefined
-                  : b.state === 'open'
-                    ? { state: 'open', until: b.until }
-                    : { state: b.state },
-              nextEligibleAt: s.nextEligibleAt,
-              retryRefused: (state.tries[s.index] ?? 0) > 0 && s.spec.budget !== undefined && !s.spec.budget.canRetry(),
-            };
-          }),
-        };
-      };
-
-      /** Applies events in order; an event raised while effects run waits for them to finish. */
-      const dispatch = (event: CallEvent<T>): void => {
-        queue.push(event);
-        if (running) return;
-        running = true;
-        try {
-          for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-            const decision = decide(state, next, rules);
-            state = decision.state;
-            for (const effect of decision.effects) run(effect);
-          }
-        } finally {
-          running = false;
-        }
-      };
-      const pump = (): void => {
-        dispatch({ type: 'pump', ...look() });
-      };
-      function onAbort(): void {
-        dispatch({ type: 'aborted', reason: signal?.reason });
-      }
-
-      const flightOf = (attempt: number): Flight<A, T> | undefined => flights.get(attempt);
-      const isLive = (attempt: number): boolean => !state.settled && state.flights.some((f) => f.attempt === attempt);
-      const fail = (attempt: number, error: unknown, kind: 'failed' | 'timed-out'): void => {
-        if (!isLive(attempt)) return;
-        dispatch({ type: 'failed', attempt, error, kind, verdict: classify(error) });
-      };
-
-      const run = (effect: CallEffect<T>): void => {
-        switch (effect.type) {
-          case 'arm-deadline':
-            deadlineTimer = scheduleTimerAt(scheduler, effect.at, () => {
-              dispatch({ type: 'deadline-fired' });
-            });
-            return;
-          case 'clear-deadline':
-            deadlineTimer?.unsubscribe();
-            return;
-          case 'listen-abort':
-            signal?.addEventListener('abort', onAbort, { once: true });
-            return;
-          case 'unlisten-abort':
-            signal?.removeEventListener('abort', onAbort);
-            return;
-          case 'acquire': {
-            const provider = states[effect.provider];
-            if (provider === undefined) return;
-            const permit = provider.breaker?.tryAcquire();
-            if (provider.breaker !== undefined && permit === undefined) {
-              dispatch({ type: 'refused', provider: effect.provider, ...look() });
-              return;
-            }
-            granted.set(effect.provider, permit);
-            dispatch({ type: 'granted', provider: effect.provider, ...look() });
-            return;
-          }
-          case 'drop-permit':
-            granted.get(effect.provider)?.cancel();
-            granted.delete(effect.provider);
-            return;
-          case 'launch': {
-            const provider = states[effect.flight.provider];
-            if (provider === undefined) return;
-            const permit = granted.get(effect.flight.provider);
-            granted.delete(effect.flight.provider);
-            provider.spec.budget?.onAttempt(effect.retry);
-            provider.inFlight += 1;
-            flights.set(effect.flight.attempt, {
-              provider,
-              begun: effect.flight.begun,
-              controller: new AbortController(),
-              permit,
-              timer: undefined,
-            });
-            return;
-          }
-          case 'arm-attempt-timer': {
-            const flight = flightOf(effect.attempt);
-            if (attemptTimeout === undefined || flight === undefined) return;
-            flight.timer = scheduleTimer(scheduler, attemptTimeout, () => {
-              const error = new AttemptTimeoutError(effect.attempt, attemptTimeout);
-              flight.controller.abort(error);
-              fail(effect.attempt, error, 'timed-out');
-            });
-            return;
-          }
-          case 'call': {
-            const flight = flightOf(effect.attempt);
-            if (flight === undefined) return;
-            const context = {
-              signal: flight.controller.signal,
-              attempt: effect.attempt,
-              provider: flight.provider.spec.name,
-              deadline: state.deadline,
-            };
-            let result: T | PromiseLike<T>;
-            try {
-              result = flight.provider.spec.call(args, context);
-            } catch (error) {
-              fail(effect.attempt, error, 'failed');
-              return;
-            }
-            Promise.resolve(result).then(
-              (value) => {
-                if (isLive(effect.attempt)) dispatch({ type: 'succeeded', attempt: effect.attempt, value });
-              },
-              (error: unknown) => {
-                fail(effect.attempt, error, 'failed');
-              },
-            );
-            return;
-          }
-          case 'leave': {
-            const flight = flightOf(effect.attempt);
-            if (flight === undefined) return;
-            flight.timer?.unsubscribe();
-            flight.provider.inFlight -= 1;
-            return;
-          }
-          case 'reward': {
-            const flight = flightOf(effect.attempt);
-            if (flight !== undefined) reward(flight.provider, flight.permit, stickyKey);
-            return;
-          }
-          case 'penalize': {
-            const flight = flightOf(effect.attempt);
-            if (flight === undefined) return;
-            const charged = penalize(flight.provider, flight.permit, effect.error, effect.reason, flight.begun);
-            dispatch({
-              type: 'penalized',
-              provider: flight.provider.index,
-              kind: effect.kind,
-              error: effect.error,
-              ...charged,
-              ...look(),
-            });
-            return;
-          }
-          case 'cancel-permit':
-            flightOf(effect.attempt)?.permit?.cancel();
-            return;
-          case 'end-flight': {
-            const flight = flightOf(effect.attempt);
-            if (flight === undefined) return;
-            flight.timer?.unsubscribe();
-            flight.permit?.cancel();
-            flight.provider.inFlight -= 1;
-            flight.controller.abort(effect.reason);
-            return;
-          }
-          case 'arm-hedge':
-            hedge = scheduleTimer(scheduler, effect.after, () => {
-              hedge = undefined;
-              dispatch({ type: 'hedge-fired', ...look() });
-            });
-            return;
-          case 'cancel-hedge':
-            hedge?.unsubscribe();
-            hedge = undefined;
-            return;
-          case 'set-wait': {
-            const waiting = new Subscription();
-            if (effect.at !== undefined) waiting.add(scheduleTimerAt(scheduler, effect.at, pump));
-            for (const index of effect.watch) {
-              const changes = states[index]?.breaker?.state$.pipe(skip(1)).subscribe(() => {
-                pump();
-              });
-              waiting.add(changes);
-            }
-            wait = waiting;
-            return;
-          }
-          case 'clear-wait':
-            wait?.unsubscribe();
-            wait = undefined;
-            return;
-          case 'emit':
-            emit(metrics, effect.event);
-            return;
-          case 'publish':
-            publish();
-            return;
-          case 'resolve':
-            resolve(effect.value);
-            return;
-          case 'reject':
-            reject(effect.error);
-            return;
-        }
-      };
-
-      dispatch({ type: 'start', ...look() });
-    });
+    if (signal?.aborted === true) {
+      const reason: unknown = signal.reason;
+      return new Promise<T>((_resolve, reject) => {
+        reject(reason);
+      });
+    }
+    const sequence = orderFor(stickyKey).map((s) => s.index);
+    const reward = (provider: ProviderState<A, T>, permit: BreakerPermit | undefined): void => {
+      rewardProvider(provider, permit, stickyKey);
+    };
+    return runCall({ ...env, reward }, args, sequence, now() + deadlineMs, signal);
   };
 
   /** A success resets the provider: its backoff, failures and (with a sticky key) the key's home. */
-  const reward = (
+  const rewardProvider = (
     state: ProviderState<A, T>,
     permit: BreakerPermit | undefined,
     stickyKey: string | undefined,
@@ -680,6 +441,17 @@ export function failover<A, T>(
     return {
       detail: `${describeError(error)} after ${after}; ${reason}${hintNote}; next not before +${ms(state.nextEligibleAt - t)} ms`,
     };
+  };
+
+  const env: Omit<CallEnv<A, T, ProviderState<A, T>>, 'reward'> = {
+    providers: states,
+    rules,
+    scheduler,
+    attemptTimeout,
+    classify,
+    metrics,
+    publish,
+    penalize,
   };
 
   const dispose = (): void => {

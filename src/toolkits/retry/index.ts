@@ -20,6 +20,7 @@ export {
 } from './policy/retry-decision.js';
 export { RetryError, isRetryError, type GiveUpReason } from './core/retry-error.js';
 export { AttemptTimeoutError, isAttemptTimeoutError } from './timeouts/attempt-timeout-error.js';
+export { DeadlineExceededError, isDeadlineExceededError } from './timeouts/deadline-exceeded-error.js';
 export { markRetriesExhausted, isRetriesExhausted } from './core/retries-exhausted.js';
 export { HttpResponseError, isHttpResponseError, type ResponseLike } from './classification/http-response-error.js';
 export {

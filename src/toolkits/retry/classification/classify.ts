@@ -8,6 +8,7 @@ import { isPermanentError } from '../../../errors/permanent-error.js';
 import { describeSafely, readSafely } from '../../../internal/read-safely.js';
 import { describeValue } from '../../../internal/validate.js';
 import { isAttemptTimeoutError } from '../timeouts/attempt-timeout-error.js';
+import { isDeadlineExceededError } from '../timeouts/deadline-exceeded-error.js';
 import { GrpcStatus, grpcStatusName, toGrpcStatusCode } from './grpc-status.js';
 import { isRetriesExhausted } from '../core/retries-exhausted.js';
 
@@ -161,7 +162,8 @@ function describeError(error: unknown): string {
 
 /**
  * Creates a classifier. The verdicts, in order: an error a retry layer has already given up on:
- * permanent; the user's `rules`; a core `PermanentError`: permanent; our own per-attempt timeout: transient; an
+ * permanent; the user's `rules`; a core `PermanentError`: permanent; a whole call's reached deadline
+ * (`DeadlineExceededError`): permanent, since no time is left to try again; our own per-attempt timeout: transient; an
  * HTTP status: transient if listed; a gRPC code: transient if listed; a transient network code on the
  * error or its causes: transient; fetch's network TypeError: transient; anything else: permanent.
  *
@@ -206,6 +208,7 @@ export function createClassifier(options: ClassifierOptions = {}): Classifier {
       if (verdict !== undefined) return verdict;
     }
     if (isPermanentError(error)) return permanentFailure(`marked permanent: ${describeError(error)}`);
+    if (isDeadlineExceededError(error)) return permanentFailure("the call's deadline was reached");
     if (isAttemptTimeoutError(error)) return transient('the per-attempt timeout cut the attempt', 'maybe');
 
     const status = httpStatusOf(error);

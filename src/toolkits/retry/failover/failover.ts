@@ -5,20 +5,13 @@
  * what every provider did.
  * @module
  */
-import { asyncScheduler, BehaviorSubject, type Observable, type SchedulerLike, skip, Subscription } from 'rxjs';
+import { asyncScheduler, BehaviorSubject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import type { Backoff, BackoffPolicy, RandomSource } from '../../../backoff/backoff.js';
-import {
-  type AttemptSpacing,
-  earliestStart,
-  FULL_CREDIT,
-  resolveAttemptSpacing,
-  spendStart,
-} from '../../../backoff/attempt-spacing.js';
+import { type AttemptSpacing, resolveAttemptSpacing } from '../../../backoff/attempt-spacing.js';
 import { MAX_DELAY_MS } from '../../../backoff/backoff.js';
 import { stepBackoff } from '../../../backoff/backoff-step.js';
 import { boundHint, hintedDelay } from '../../../backoff/server-hint.js';
 import { exponentialBackoff } from '../../../backoff/exponential-backoff.js';
-import { scheduleTimer, scheduleTimerAt } from '../../../internal/schedule-timer.js';
 import {
   checkNumber,
   checkOptionsObject,
@@ -37,10 +30,10 @@ import {
 import type { RetryBudget } from '../budgets/retry-budget.js';
 import { SlidingWindow } from '../budgets/sliding-window.js';
 import { type Classifier, classify as defaultClassify } from '../classification/classify.js';
-import { emit, type RetryEventSink } from '../core/retry-event.js';
+import type { RetryEventSink } from '../core/retry-event.js';
 import { serverHint } from '../policy/retry-decision.js';
-import { AttemptTimeoutError } from '../timeouts/attempt-timeout-error.js';
-import { FailoverError, type FailoverGiveUp, type ProviderOutcome } from './failover-error.js';
+import { type FailoverRules, ms } from './failover-decision.js';
+import { type CallEnv, runCall } from './failover-call.js';
 
 /** What each provider call receives. */
 export interface FailoverAttemptContext {
@@ -167,7 +160,6 @@ interface ProviderState<A, T> {
 }
 
 const STICKY_LIMIT = 10_000;
-const HEDGE_LOST = 'another provider answered first';
 
 function isBreaker(value: unknown): value is CircuitBreaker {
   return (
@@ -180,11 +172,6 @@ function hintDelay(error: unknown, now: number): number {
   if (hint === undefined) return 0;
   if (hint.kind === 'retry-after') return hint.delay;
   return hint.pushback.kind === 'wait' ? hint.pushback.delay : MAX_DELAY_MS;
-}
-
-/** Milliseconds for a message: whole numbers, as timers see them. */
-function ms(value: number): string {
-  return String(Math.round(value));
 }
 
 function describeError(error: unknown): string {
@@ -339,6 +326,14 @@ export function failover<A, T>(
   );
   const sticky = new Map<string, ProviderState<A, T>>();
   let calls = 0;
+  const rules: FailoverRules = {
+    names: states.map((s) => s.spec.name),
+    maxAttempts,
+    maxCopies,
+    hedgeDelay,
+    deadlineMs,
+    spacing,
+  };
 
   /** The order for one call. */
   const orderFor = (stickyKey: string | undefined): ProviderState<A, T>[] => {
@@ -377,316 +372,86 @@ export function failover<A, T>(
     if (stickyKey !== undefined && typeof stickyKey !== 'string') {
       throw new TypeError(`redialer: option "stickyKey" must be a string, got ${describeValue(stickyKey)}`);
     }
-    return new Promise<T>((resolve, reject) => {
-      if (signal?.aborted === true) {
-        reject(signal.reason);
-        return;
-      }
-      const started = now();
-      const deadline = started + deadlineMs;
-      const sequence = orderFor(stickyKey);
-      const tries = new Map<ProviderState<A, T>, number>();
-      const outcomes = new Map<ProviderState<A, T>, Omit<ProviderOutcome, 'provider' | 'attempts'>>();
-      const flights = new Set<{
-        state: ProviderState<A, T>;
-        controller: AbortController;
-        permit: BreakerPermit | undefined;
-        timer: Subscription | undefined;
-      }>();
-      let attempts = 0;
-      let credit = FULL_CREDIT;
-      let settled = false;
-      // Read through a function: callbacks run during a loop may settle the call.
-      const isSettled = (): boolean => settled;
-      let wait: Subscription | undefined;
-      let hedge: Subscription | undefined;
-      const deadlineTimer =
-        deadline === Infinity
-          ? undefined
-          : scheduleTimerAt(scheduler, deadline, () => {
-              giveUp('deadline');
-            });
-
-      const note = (
-        state: ProviderState<A, T>,
-        outcome: ProviderOutcome['outcome'],
-        detail: string,
-        error?: unknown,
-      ): void => {
-        outcomes.set(state, { outcome, detail, error });
-      };
-
-      const cleanup = (reason: unknown, cut: boolean): void => {
-        settled = true;
-        wait?.unsubscribe();
-        hedge?.unsubscribe();
-        deadlineTimer?.unsubscribe();
-        signal?.removeEventListener('abort', onAbort);
-        for (const flight of [...flights]) {
-          flights.delete(flight);
-          flight.timer?.unsubscribe();
-          flight.permit?.cancel();
-          flight.state.inFlight -= 1;
-          if (cut) note(flight.state, 'cut', reason instanceof Error ? reason.message : String(reason));
-          flight.controller.abort(reason);
-        }
-        publish();
-      };
-
-      const giveUp = (why: FailoverGiveUp): void => {
-        if (settled) return;
-        cleanup(new AttemptTimeoutError(attempts, deadlineMs), why === 'deadline');
-        const list = states.map((s): ProviderOutcome => ({
-          provider: s.spec.name,
-          attempts: tries.get(s) ?? 0,
-          ...(outcomes.get(s) ?? { outcome: 'not-tried', detail: '', error: undefined }),
-        }));
-        const last = [...outcomes.values()]
-          .map((o) => o.error)
-          .filter((e) => e !== undefined)
-          .at(-1);
-        emit(metrics, {
-          type: 'give-up',
-          attempt: attempts,
-          reason: why === 'deadline' ? 'deadline' : 'attempts',
-          error: last,
-        });
-        reject(new FailoverError(why, list, last === undefined ? undefined : { cause: last }));
-      };
-
-      function onAbort(): void {
-        if (settled) return;
-        const reason: unknown = signal?.reason;
-        cleanup(reason, false);
+    if (signal?.aborted === true) {
+      const reason: unknown = signal.reason;
+      return new Promise<T>((_resolve, reject) => {
         reject(reason);
-      }
-      signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    }
+    const sequence = orderFor(stickyKey).map((s) => s.index);
+    const reward = (provider: ProviderState<A, T>, permit: BreakerPermit | undefined): void => {
+      rewardProvider(provider, permit, stickyKey);
+    };
+    return runCall({ ...env, reward }, args, sequence, now() + deadlineMs, signal);
+  };
 
-      /** Why `state` cannot be tried now, or undefined if it can. */
-      const blocked = (state: ProviderState<A, T>, t: number): string | undefined => {
-        if ([...flights].some((f) => f.state === state)) return 'in flight';
-        const breakerState = state.breaker?.snapshot;
-        if (breakerState?.state === 'open') return `circuit open until +${String(breakerState.until - t)} ms`;
-        if (state.nextEligibleAt > t) return `backing off until +${ms(state.nextEligibleAt - t)} ms`;
-        if ((tries.get(state) ?? 0) > 0 && state.spec.budget !== undefined && !state.spec.budget.canRetry())
-          return 'retry budget exhausted';
-        return undefined;
-      };
+  /** A success resets the provider: its backoff, failures and (with a sticky key) the key's home. */
+  const rewardProvider = (
+    state: ProviderState<A, T>,
+    permit: BreakerPermit | undefined,
+    stickyKey: string | undefined,
+  ): void => {
+    permit?.success();
+    state.spec.budget?.onSuccess();
+    state.health.add('success');
+    state.backoff = undefined;
+    state.nextEligibleAt = -Infinity;
+    state.failures = 0;
+    if (stickyKey !== undefined) {
+      sticky.delete(stickyKey);
+      sticky.set(stickyKey, state);
+      const oldest = sticky.keys().next();
+      if (sticky.size > STICKY_LIMIT && oldest.done !== true) sticky.delete(oldest.value);
+    }
+  };
 
-      /** Starts attempts while copies and providers allow; then decides whether to wait, hedge or give up. */
-      const pump = (): void => {
-        if (settled) return;
-        wait?.unsubscribe();
-        wait = undefined;
-        const t = now();
-        // Providers whose half-open breaker has its one probe out (from another call): due when it settles.
-        const busy = new Set<ProviderState<A, T>>();
-        // The floor on attempt starts: when it says "not yet", the next start waits for it.
-        const floorAt = earliestStart(credit, spacing);
-        while (floorAt <= t && flights.size < maxCopies && (flights.size === 0 || hedgeDue) && attempts < maxAttempts) {
-          const candidates = [...sequence].sort((x, y) => (tries.get(x) ?? 0) - (tries.get(y) ?? 0));
-          let started = false;
-          for (const state of candidates) {
-            const why = blocked(state, t);
-            if (why !== undefined) {
-              if (why !== 'in flight' && !outcomes.has(state)) note(state, 'skipped', why);
-              continue;
-            }
-            const permit = state.breaker?.tryAcquire();
-            if (state.breaker !== undefined && permit === undefined) {
-              busy.add(state);
-              if (!outcomes.has(state)) note(state, 'skipped', 'circuit half-open, its probe in flight');
-              continue;
-            }
-            hedgeDue = false;
-            launch(state, permit);
-            started = true;
-            break;
-          }
-          if (!started || isSettled()) break;
-        }
-        if (isSettled()) return;
-        if (flights.size > 0) {
-          if (floorAt > t && hedgeDue) wait = scheduleTimerAt(scheduler, floorAt, pump);
-          else armHedge();
-          return;
-        }
-        if (attempts >= maxAttempts) {
-          giveUp('attempts');
-          return;
-        }
-        // Nothing in flight and nothing to try now: wait for the soonest provider, within the deadline.
-        const dueTimes = states
-          .filter((s) => !busy.has(s))
-          .filter((s) => s.spec.budget === undefined || (tries.get(s) ?? 0) === 0 || s.spec.budget.canRetry())
-          .map((s) => {
-            const b = s.breaker?.snapshot;
-            return Math.max(s.nextEligibleAt, b?.state === 'open' ? b.until : -Infinity);
-          });
-        const soonest = Math.max(Math.min(...dueTimes), floorAt);
-        if (soonest === Infinity && busy.size === 0) {
-          giveUp('no-provider');
-          return;
-        }
-        if (soonest >= deadline && busy.size === 0) {
-          giveUp('deadline');
-          return;
-        }
-        const waiting = new Subscription();
-        if (soonest < deadline) waiting.add(scheduleTimerAt(scheduler, soonest, pump));
-        for (const state of busy) {
-          const changes = state.breaker?.state$.pipe(skip(1)).subscribe(() => {
-            pump();
-          });
-          waiting.add(changes);
-        }
-        wait = waiting;
-      };
+  /**
+   * Charges a transient failure to its provider: its breaker, budget and health, and its next
+   * backoff (measured from the attempt's start, a server hint as a floor). Returns the note for the
+   * call, or the error of a backoff policy that broke.
+   */
+  const penalize = (
+    state: ProviderState<A, T>,
+    permit: BreakerPermit | undefined,
+    error: unknown,
+    reason: string,
+    begun: number,
+  ): { detail: string; policyError?: Error } => {
+    const t = now();
+    permit?.failure(error);
+    state.spec.budget?.onTransientFailure();
+    state.health.add('failure');
+    state.failures += 1;
+    const step = stepBackoff(state.policy, state.backoff, random);
+    if (!step.ok) return { detail: `${describeError(error)}; ${step.error.message}`, policyError: step.error };
+    state.backoff = step.backoff;
+    // The wait is measured from the attempt's start: a slow failure eats into it.
+    const backoffAt = Math.max(t, begun + step.delay);
+    const asked = hintDelay(error, t);
+    const hint = asked > 0 ? boundHint(asked, maxRetryAfter) : undefined;
+    state.nextEligibleAt =
+      hint === undefined
+        ? backoffAt
+        : Math.max(backoffAt, t + hintedDelay(hint.delay, backoffAt - t, maxRetryAfter, random));
+    const after = `${ms(t - begun)} ms`;
+    const hintNote =
+      hint === undefined
+        ? ''
+        : `, the server asked for ${ms(hint.asked)} ms${hint.cut ? ` (cut to maxRetryAfter, ${ms(hint.delay)} ms)` : ''}`;
+    return {
+      detail: `${describeError(error)} after ${after}; ${reason}${hintNote}; next not before +${ms(state.nextEligibleAt - t)} ms`,
+    };
+  };
 
-      let hedgeDue = false;
-      const armHedge = (): void => {
-        // hedgeDue still set: the last hedge found no provider to start; a failure will pump again.
-        if (
-          hedgeDelay === Infinity ||
-          flights.size >= maxCopies ||
-          hedge !== undefined ||
-          hedgeDue ||
-          attempts >= maxAttempts
-        )
-          return;
-        hedge = scheduleTimer(scheduler, hedgeDelay, () => {
-          hedge = undefined;
-          hedgeDue = true;
-          pump();
-        });
-      };
-
-      const launch = (state: ProviderState<A, T>, permit: BreakerPermit | undefined): void => {
-        attempts += 1;
-        credit = spendStart(credit, now(), spacing);
-        const attempt = attempts;
-        tries.set(state, (tries.get(state) ?? 0) + 1);
-        state.spec.budget?.onAttempt((tries.get(state) ?? 0) > 1);
-        state.inFlight += 1;
-        const controller = new AbortController();
-        const flight = { state, controller, permit, timer: undefined as Subscription | undefined };
-        flights.add(flight);
-        const begun = now();
-        emit(metrics, { type: 'attempt', attempt });
-        publish();
-        if (attemptTimeout !== undefined) {
-          flight.timer = scheduleTimer(scheduler, attemptTimeout, () => {
-            const error = new AttemptTimeoutError(attempt, attemptTimeout);
-            controller.abort(error);
-            failed(flight, error, 'timed-out', begun);
-          });
-        }
-        let result: T | PromiseLike<T>;
-        try {
-          result = state.spec.call(args, { signal: controller.signal, attempt, provider: state.spec.name, deadline });
-        } catch (error) {
-          failed(flight, error, 'failed', begun);
-          return;
-        }
-        Promise.resolve(result).then(
-          (value) => {
-            succeeded(flight, value);
-          },
-          (error: unknown) => {
-            failed(flight, error, 'failed', begun);
-          },
-        );
-        // Restart the hedge clock from this start.
-        hedge?.unsubscribe();
-        hedge = undefined;
-      };
-
-      const leave = (flight: typeof flights extends Set<infer F> ? F : never): boolean => {
-        if (!flights.has(flight)) return false;
-        flights.delete(flight);
-        flight.timer?.unsubscribe();
-        flight.state.inFlight -= 1;
-        return true;
-      };
-
-      const succeeded = (flight: typeof flights extends Set<infer F> ? F : never, value: T): void => {
-        if (settled || !leave(flight)) return;
-        const { state } = flight;
-        flight.permit?.success();
-        state.spec.budget?.onSuccess();
-        state.health.add('success');
-        state.backoff = undefined;
-        state.nextEligibleAt = -Infinity;
-        state.failures = 0;
-        if (stickyKey !== undefined) {
-          sticky.delete(stickyKey);
-          sticky.set(stickyKey, state);
-          const oldest = sticky.keys().next();
-          if (sticky.size > STICKY_LIMIT && oldest.done !== true) sticky.delete(oldest.value);
-        }
-        emit(metrics, { type: 'success', attempt: attempts });
-        cleanup(new Error(HEDGE_LOST), false);
-        resolve(value);
-      };
-
-      const failed = (
-        flight: typeof flights extends Set<infer F> ? F : never,
-        error: unknown,
-        kind: 'failed' | 'timed-out',
-        begun: number,
-      ): void => {
-        if (settled || !leave(flight)) return;
-        const { state } = flight;
-        const t = now();
-        const verdict = classify(error);
-        if (verdict.kind === 'permanent') {
-          // A permanent failure is the call's, not the provider's health: not counted against its breaker.
-          flight.permit?.cancel();
-          emit(metrics, { type: 'permanent', attempt: attempts, reason: verdict.reason, error });
-          cleanup(new Error(`another provider failed permanently: ${verdict.reason}`), false);
-          reject(error);
-          return;
-        }
-        flight.permit?.failure(error);
-        state.spec.budget?.onTransientFailure();
-        state.health.add('failure');
-        state.failures += 1;
-        const step = stepBackoff(state.policy, state.backoff, random);
-        if (!step.ok) {
-          // A broken policy is a programming error: the call stops with it, never a 0 ms retry.
-          note(state, kind, `${describeError(error)}; ${step.error.message}`, step.error);
-          publish();
-          cleanup(new Error(`the backoff policy of ${state.spec.name} failed`), false);
-          reject(step.error);
-          return;
-        }
-        state.backoff = step.backoff;
-        // The wait is measured from the attempt's start: a slow failure eats into it.
-        const backoffAt = Math.max(t, begun + step.delay);
-        const asked = hintDelay(error, t);
-        const hint = asked > 0 ? boundHint(asked, maxRetryAfter) : undefined;
-        state.nextEligibleAt =
-          hint === undefined
-            ? backoffAt
-            : Math.max(backoffAt, t + hintedDelay(hint.delay, backoffAt - t, maxRetryAfter, random));
-        const after = `${ms(t - begun)} ms`;
-        const hintNote =
-          hint === undefined
-            ? ''
-            : `, the server asked for ${ms(hint.asked)} ms${hint.cut ? ` (cut to maxRetryAfter, ${ms(hint.delay)} ms)` : ''}`;
-        note(
-          state,
-          kind,
-          `${describeError(error)} after ${after}; ${verdict.reason}${hintNote}; next not before +${ms(state.nextEligibleAt - t)} ms`,
-          error,
-        );
-        publish();
-        hedgeDue = true;
-        pump();
-      };
-
-      pump();
-    });
+  const env: Omit<CallEnv<A, T, ProviderState<A, T>>, 'reward'> = {
+    providers: states,
+    rules,
+    scheduler,
+    attemptTimeout,
+    classify,
+    metrics,
+    publish,
+    penalize,
   };
 
   const dispose = (): void => {

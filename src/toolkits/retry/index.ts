@@ -97,7 +97,7 @@ export type {
   InstrumentOptionsLike,
   MetricAttributes,
 } from './metrics/meter-like.js';
-export { recordConnectionAttempts, connectionEvents } from './metrics/connection-attempt-metrics.js';
+export { recordConnectionAttempts, connectionAttemptEvents } from './metrics/connection-attempt-metrics.js';
 export { budgetedConnector, RetryThrottledError, isRetryThrottledError } from './budgets/budgeted-connector.js';
 export {
   circuitBreaker,

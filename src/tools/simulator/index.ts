@@ -27,7 +27,7 @@ export {
   timeToShare,
   type StormSummaryInput,
 } from './storm-result.js';
-export { StormServer, type Admission, type StormServerOptions, type StormDecision } from './storm-server.js';
+export { StormServer, type StormAttemptOutcome, type StormServerOptions, type StormDecision } from './storm-server.js';
 export { StormRecorder } from './storm-recorder.js';
 export type { StormPolicy, ClientReconnect, PeerRules } from './storm-policy.js';
 export { STORM_POLICIES, STORM_POLICY_NAMES, stormPolicy } from './policies/policy-catalog.js';

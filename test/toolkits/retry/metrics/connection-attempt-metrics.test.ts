@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConnectionSnapshot } from '../../../../src/index.js';
-import { connectionAttemptEvents } from '../../../../src/toolkits/retry/index.js';
+import { connectionAttemptEvents } from '../../../../src/toolkits/retry/metrics/connection-attempt-metrics.js';
 
 const base = { since: 0, lastError: undefined };
 const idle: ConnectionSnapshot = { ...base, state: 'IDLE', attempt: 0 };

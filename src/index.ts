@@ -1,8 +1,13 @@
 /**
  * redialer: gRPC's connection-backoff protocol as an observable connection state machine.
+ *
+ * This entry is what an application uses: the manager, the backoff constructors, the UI status and
+ * the errors (with their guards) that an application catches or throws, and the defaults its options
+ * start from. The backoff's constants and building blocks (the transition table, jitter kinds, the
+ * delay ceiling, attempt spacing, address interleaving) are in `redialer/machine`.
  * @module redialer
  */
-export { ConnectivityState, TRANSITIONS, isAllowedTransition } from './core/connectivity-state.js';
+export { ConnectivityState } from './core/connectivity-state.js';
 export type {
   ConnectionSnapshot,
   IdleSnapshot,
@@ -29,27 +34,11 @@ export {
   type StatusSnapshot,
 } from './core/connection-status.js';
 export { CONNECTION_DEFAULTS, type ConnectionManagerOptions, type TraceEntry } from './core/connection-options.js';
-export { type Backoff, type BackoffPolicy, type RandomSource, MAX_DELAY_MS } from './backoff/backoff.js';
-export {
-  grpcBackoff,
-  GRPC_BACKOFF_DEFAULTS,
-  GRPC_JITTER_MODES,
-  type GrpcBackoffOptions,
-  type GrpcJitterMode,
-} from './backoff/grpc-backoff.js';
-export {
-  exponentialBackoff,
-  JITTER_KINDS,
-  type JitterKind,
-  type ExponentialBackoffOptions,
-} from './backoff/exponential-backoff.js';
+export type { Backoff, BackoffPolicy, RandomSource } from './backoff/backoff.js';
+export { grpcBackoff, type GrpcBackoffOptions, type GrpcJitterMode } from './backoff/grpc-backoff.js';
+export { exponentialBackoff, type JitterKind, type ExponentialBackoffOptions } from './backoff/exponential-backoff.js';
 export { constantBackoff } from './backoff/constant-backoff.js';
-export {
-  type AttemptSpacing,
-  DEFAULT_ATTEMPT_SPACING,
-  maxStartsIn,
-  type StartCredit,
-} from './backoff/attempt-spacing.js';
+export type { AttemptSpacing } from './backoff/attempt-spacing.js';
 export { unrefScheduler } from './internal/unref-scheduler.js';
 export { ConnectTimeoutError, isConnectTimeoutError } from './errors/connect-timeout-error.js';
 export { PermanentError, isPermanentError, permanent } from './errors/permanent-error.js';
@@ -73,4 +62,3 @@ export {
   isAllAddressesFailedError,
   type AddressFailure,
 } from './connectors/all-addresses-failed-error.js';
-export { interleaveFamilies, type FamilyAddress } from './connectors/interleave-families.js';

@@ -2,7 +2,7 @@
  * Reproduces the AWS "Exponential Backoff And Jitter" study with redialer's policies and checks the
  * post's claims against the numbers.
  */
-import { seededRandom } from '../../src/tools/simulator/seeded-random.js';
+import { seededRandom } from '../../src/testing/seeded-random.js';
 import { lineChartSvg } from '../../src/tools/simulator/plot/line-chart-svg.js';
 import { smallMultiplesSvg } from '../../src/tools/simulator/plot/small-multiples-svg.js';
 import { idleShare, logLogSlope } from '../support/fit.js';

@@ -7,14 +7,13 @@ import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { ConnectivityState } from '../../src/index.js';
 import { exponentialBackoff, grpcBackoff, type BackoffPolicy, type JitterKind } from '../../src/index.js';
 import {
-  redialerGrpcExactPolicy,
-  redialerGrpcPolicy,
   simulateStorm,
   stormSvg,
   type StormPolicy,
   type StormResult,
   type StormServerHints,
 } from '../../src/tools/simulator/index.js';
+import { redialerGrpcExactPolicy, redialerGrpcPolicy } from '../../src/tools/simulator/policies/redialer-policies.js';
 import { ReconnectingWebSocket, type WebSocketSnapshot } from '../../src/adapters/websocket/index.js';
 import { plural, type ClientStatus, type FaultName, type PageMessage, type ServerMessage } from '../live-protocol.js';
 import { DashboardLog, type ServedAt } from './dashboard-log.js';

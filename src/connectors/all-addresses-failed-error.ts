@@ -1,5 +1,6 @@
 import { brand, hasBrand } from '../internal/brand.js';
 import { ConnectorBackoffError } from '../errors/connector-backoff-error.js';
+import { describeError } from '../internal/describe-error.js';
 
 /** What one address did in a failed pass of {@link happyEyeballs}. */
 export interface AddressFailure {
@@ -36,12 +37,4 @@ export class AllAddressesFailedError extends ConnectorBackoffError {
 /** Whether `value` is an {@link AllAddressesFailedError} (from any copy of redialer). */
 export function isAllAddressesFailedError(value: unknown): value is AllAddressesFailedError {
   return hasBrand(value, 'AllAddressesFailedError');
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === 'string' && !error.message.includes(code) ? `${code} ${error.message}` : error.message;
-  }
-  return String(error);
 }

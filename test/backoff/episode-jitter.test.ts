@@ -3,7 +3,8 @@
  * protocol page's `'independent'`), and the episode variants' bands.
  */
 import { describe, expect, it } from 'vitest';
-import { type Backoff, type GrpcJitterMode, GRPC_JITTER_MODES, grpcBackoff } from '../../src/index.js';
+import { type Backoff, type GrpcJitterMode, grpcBackoff } from '../../src/index.js';
+import { GRPC_JITTER_MODES } from '../../src/core/index.js';
 import { seededRandom } from '../support/seeded-random.js';
 
 function waits(mode: GrpcJitterMode, random: () => number, count = 16): number[] {

@@ -4,15 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type Backoff,
-  type BackoffPolicy,
-  JITTER_KINDS,
-  MAX_DELAY_MS,
-  constantBackoff,
-  exponentialBackoff,
-  grpcBackoff,
-} from '../../src/index.js';
+import { type Backoff, type BackoffPolicy, constantBackoff, exponentialBackoff, grpcBackoff } from '../../src/index.js';
+import { JITTER_KINDS, MAX_DELAY_MS } from '../../src/core/index.js';
 
 function delays(policy: BackoffPolicy, count: number, random: () => number): number[] {
   const out: number[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { constantBackoff } from '../../src/backoff/constant-backoff.js';
 import { exponentialBackoff } from '../../src/backoff/exponential-backoff.js';
-import { seededRandom } from '../../src/tools/simulator/seeded-random.js';
+import { seededRandom } from '../../src/testing/seeded-random.js';
 import { OccRow, runOcc } from '../../bench/aws/occ-simulation.js';
 import { AWS_STRATEGIES } from '../../bench/aws/aws-strategies.js';
 import { runAwsStudy } from '../../bench/aws/aws-study.js';

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConnectionManager } from '../../src/core/connection-manager.js';
 import { STORM_POLICIES } from '../../src/tools/simulator/policies/policy-catalog.js';
-import { seededRandom } from '../../src/tools/simulator/seeded-random.js';
+import { seededRandom } from '../../src/testing/seeded-random.js';
 import { simulateStorm } from '../../src/tools/simulator/simulate-storm.js';
 import type { StormPolicy } from '../../src/tools/simulator/storm-policy.js';
 import { createFakeConnector, createVirtualClock } from '../../src/testing/index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../../src/tools/simulator/seeded-random.js';
+import { seededRandom } from '../../src/testing/seeded-random.js';
 import { EventQueue } from '../../bench/support/event-queue.js';
 import { idleShare, logLogSlope } from '../../bench/support/fit.js';
 import { absNormal } from '../../bench/support/normal-delay.js';

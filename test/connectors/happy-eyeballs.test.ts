@@ -2,8 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   ConnectionManager,
   constantBackoff,
-  DEFAULT_ATTEMPT_SPACING,
-  maxStartsIn,
   type ConnectionSnapshot,
   happyEyeballs,
   isAllAddressesFailedError,
@@ -12,6 +10,7 @@ import {
   PermanentError,
   retryAfter,
 } from '../../src/index.js';
+import { DEFAULT_ATTEMPT_SPACING, maxStartsIn } from '../../src/core/index.js';
 import { createFakeConnector, createVirtualClock, type FakeConnector } from '../../src/testing/index.js';
 
 function setup(count: number, options: { attemptDelay?: number } = {}) {

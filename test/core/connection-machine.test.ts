@@ -5,15 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   type ConnectivityState,
-  TRANSITIONS,
   constantBackoff,
-  isAllowedTransition,
   isBackoffPolicyError,
   isGracefulEnd,
   isPermanentError,
   markGracefulEnd,
   permanent,
 } from '../../src/index.js';
+import { TRANSITIONS, isAllowedTransition } from '../../src/core/index.js';
 import {
   type MachineEnv,
   type MachineEvent,

@@ -121,6 +121,7 @@ beforeAll(async () => {
   packed = await packPackage();
   for (const name of [
     'rxjs',
+    'pure-rand',
     '@types/node',
     'undici-types',
     '@grpc/grpc-js',

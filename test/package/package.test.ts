@@ -55,7 +55,7 @@ describe('CommonJS', () => {
 describe('browser-safe entries import only what they declare', () => {
   it.each([
     ['dist/index.js', ['rxjs']],
-    ['dist/testing/index.js', ['rxjs']],
+    ['dist/testing/index.js', ['pure-rand', 'rxjs']],
     ['dist/adapters/websocket/index.js', ['rxjs']],
     ['dist/toolkits/retry/index.js', ['rxjs']],
     ['dist/tools/simulator/index.js', ['pure-rand', 'rxjs']],

@@ -26,14 +26,11 @@ import {
   type Backoff,
   type BackoffPolicy,
   constantBackoff,
-  DEFAULT_ATTEMPT_SPACING,
   exponentialBackoff,
-  GRPC_JITTER_MODES,
   grpcBackoff,
-  JITTER_KINDS,
-  MAX_DELAY_MS,
   retryAfter,
 } from '../../src/index.js';
+import { DEFAULT_ATTEMPT_SPACING, GRPC_JITTER_MODES, JITTER_KINDS, MAX_DELAY_MS } from '../../src/core/index.js';
 import { jobRetries } from '../../src/toolkits/bullmq/index.js';
 import {
   circuitBreaker,

@@ -10,13 +10,12 @@ import {
   type BackoffPolicy,
   ConnectionManager,
   type ConnectionManagerOptions,
-  DEFAULT_ATTEMPT_SPACING,
   constantBackoff,
   exponentialBackoff,
   grpcBackoff,
-  maxStartsIn,
   retryAfter,
 } from '../../src/index.js';
+import { DEFAULT_ATTEMPT_SPACING, maxStartsIn } from '../../src/core/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
 import { FakeEnvironment, fakeWebSocketClass } from '../adapters/websocket/support/fake-websocket.js';

@@ -15,15 +15,12 @@ import {
   type AttemptSpacing,
   type BackoffPolicy,
   ConnectionManager,
-  DEFAULT_ATTEMPT_SPACING,
-  JITTER_KINDS,
-  MAX_DELAY_MS,
   constantBackoff,
   exponentialBackoff,
   grpcBackoff,
-  maxStartsIn,
   retryAfter,
 } from '../../src/index.js';
+import { DEFAULT_ATTEMPT_SPACING, JITTER_KINDS, MAX_DELAY_MS, maxStartsIn } from '../../src/core/index.js';
 import { HttpResponseError, retry } from '../../src/toolkits/retry/index.js';
 import { type VirtualClock, createVirtualClock } from '../../src/testing/index.js';
 import { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';

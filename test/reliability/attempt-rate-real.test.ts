@@ -10,13 +10,8 @@ import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, type Socket, connect, createServer } from 'node:net';
 import { Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import {
-  ConnectionManager,
-  DEFAULT_ATTEMPT_SPACING,
-  constantBackoff,
-  grpcBackoff,
-  maxStartsIn,
-} from '../../src/index.js';
+import { ConnectionManager, constantBackoff, grpcBackoff } from '../../src/index.js';
+import { DEFAULT_ATTEMPT_SPACING, maxStartsIn } from '../../src/core/index.js';
 import { HttpResponseError, retry } from '../../src/toolkits/retry/index.js';
 
 const RUN_MS = 2000;

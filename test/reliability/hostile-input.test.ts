@@ -8,13 +8,8 @@ import { credentials } from '@grpc/grpc-js';
 import fc from 'fast-check';
 import { NEVER } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  ConnectionManager,
-  MAX_DELAY_MS,
-  exponentialBackoff,
-  grpcBackoff,
-  isRetryAfterError,
-} from '../../src/index.js';
+import { ConnectionManager, exponentialBackoff, grpcBackoff, isRetryAfterError } from '../../src/index.js';
+import { MAX_DELAY_MS } from '../../src/core/index.js';
 import { ManagedChannel } from '../../src/adapters/grpc/index.js';
 import { HttpResponseError, retry } from '../../src/toolkits/retry/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';

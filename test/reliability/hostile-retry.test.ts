@@ -7,7 +7,8 @@
 import fc from 'fast-check';
 import { config } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_DELAY_MS, constantBackoff } from '../../src/index.js';
+import { constantBackoff } from '../../src/index.js';
+import { MAX_DELAY_MS } from '../../src/core/index.js';
 import { HttpResponseError, RtoTracker, isRetryError, parseRetryAfter, retry } from '../../src/toolkits/retry/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import { revokedProxy, trappingProxy } from '../support/hostile-errors.js';

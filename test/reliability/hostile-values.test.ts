@@ -7,7 +7,6 @@ import { Observable, config } from 'rxjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ConnectionManager,
-  MAX_DELAY_MS,
   constantBackoff,
   isPermanentError,
   isRetryAfterError,
@@ -15,6 +14,7 @@ import {
   retryAfterDelayOf,
   unrefScheduler,
 } from '../../src/index.js';
+import { MAX_DELAY_MS } from '../../src/core/index.js';
 import { createFakeConnector, createVirtualClock } from '../../src/testing/index.js';
 import { hostileErrors } from '../support/hostile-errors.js';
 import { hostLikeScheduler } from '../support/host-like-scheduler.js';

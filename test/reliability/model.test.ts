@@ -5,12 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type ConnectionSnapshot,
-  ConnectionManager,
-  isAllowedTransition,
-  isConnectTimeoutError,
-} from '../../src/index.js';
+import { type ConnectionSnapshot, ConnectionManager, isConnectTimeoutError } from '../../src/index.js';
+import { isAllowedTransition } from '../../src/core/index.js';
 import { type FakeAttempt, createFakeConnector, createVirtualClock } from '../../src/testing/index.js';
 import { nominalWait } from '../support/harness.js';
 

@@ -29,13 +29,8 @@
  * Times are in ms; a tolerance of 1 ms (rounding) applies to every comparison unless the rules say
  * otherwise (a trace measured at a real server needs more for the network's latency).
  */
-import {
-  type AttemptSpacing,
-  type BackoffPolicy,
-  DEFAULT_ATTEMPT_SPACING,
-  MAX_DELAY_MS,
-  type RandomSource,
-} from '../../src/index.js';
+import { type AttemptSpacing, type BackoffPolicy, type RandomSource } from '../../src/index.js';
+import { DEFAULT_ATTEMPT_SPACING, MAX_DELAY_MS } from '../../src/core/index.js';
 
 /** The least default hint ceiling: a policy with a shorter cap still honours a hint up to 120 s. */
 export const HINT_CEILING_FLOOR = 120_000;

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConnectionManager, constantBackoff } from '../../src/index.js';
 import { retry } from '../../src/toolkits/retry/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
-import { seededRandom } from '../../src/tools/simulator/seeded-random.js';
+import { seededRandom } from '../../src/testing/seeded-random.js';
 import { importsFromSource } from '../support/source-entry.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');

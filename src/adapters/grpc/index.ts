@@ -4,8 +4,8 @@
  * and resumable streams.
  * @module redialer/grpc
  */
-export { channelState, type ChannelStateOptions, type WatchableChannel } from './channel-state.js';
-export { fromGrpcState, toGrpcState } from './grpc-connectivity.js';
+export { channelState, type ChannelStateOptions, type WatchableChannel } from './channel-state-observable.js';
+export { fromGrpcState, toGrpcState } from './connectivity-state-names.js';
 export { http2Connector, type Http2ConnectorOptions } from './http2-connector.js';
 export { ManagedChannel, managedChannelFactory, type ManagedChannelOptions } from './managed-channel.js';
 export { grpcChannelConnector } from './grpc-js-workarounds/grpc-channel-connector.js';

@@ -50,10 +50,11 @@ import type { Connector } from '../../core/connector.js';
 import { MAX_DELAY_MS } from '../../backoff/backoff.js';
 import { happyEyeballs } from '../../connectors/happy-eyeballs.js';
 import { scheduleTimerAt } from '../../internal/schedule-timer.js';
+import { describeError } from '../../internal/describe-error.js';
 import { unrefScheduler } from '../../internal/unref-scheduler.js';
 import { checkOptionsObject, describeValue, optionalBoolean } from '../../internal/validate.js';
 import { GrpcChannelAttempts } from './grpc-js-workarounds/grpc-channel-connector.js';
-import { toGrpcState } from './grpc-connectivity.js';
+import { toGrpcState } from './connectivity-state-names.js';
 import { KEEPALIVE_OPTIONS, type KeepaliveOptions, pickKeepalive } from './keepalive.js';
 import { reconnectBackoff } from './reconnect-backoff.js';
 import { without } from '../../internal/without.js';
@@ -224,7 +225,7 @@ export class ManagedChannel implements ChannelInterface {
         return;
       case 'TRANSIENT_FAILURE':
         if (!call.waitForReady) {
-          call.fail(Status.UNAVAILABLE, `No connection: ${describeError(snapshot.lastError)}`);
+          call.fail(Status.UNAVAILABLE, `No connection: ${describeLastError(snapshot.lastError)}`);
           return;
         }
         break;
@@ -264,7 +265,8 @@ export class ManagedChannel implements ChannelInterface {
         return;
       case 'TRANSIENT_FAILURE':
         for (const call of calls) {
-          if (!call.waitForReady) call.fail(Status.UNAVAILABLE, `No connection: ${describeError(snapshot.lastError)}`);
+          if (!call.waitForReady)
+            call.fail(Status.UNAVAILABLE, `No connection: ${describeLastError(snapshot.lastError)}`);
         }
         return;
       case 'SHUTDOWN':
@@ -372,9 +374,8 @@ function shutdownDetails(error: unknown): string {
   return error === undefined ? 'Channel has been shut down' : `Channel has been shut down: ${describeError(error)}`;
 }
 
-function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return error === undefined ? 'not connected' : describeValue(error);
+function describeLastError(error: unknown): string {
+  return error === undefined ? 'not connected' : describeError(error);
 }
 
 /**

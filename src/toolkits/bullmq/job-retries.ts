@@ -18,13 +18,13 @@ import type { BackoffPolicy, RandomSource } from '../../backoff/backoff.js';
 import { grpcBackoff } from '../../backoff/grpc-backoff.js';
 import {
   type Classifier,
-  IDEMPOTENCY_KINDS,
   type Idempotency,
   type RetryBudget,
   type RetryEvent,
   type RetryEventSink,
   classify as defaultClassify,
 } from '../retry/index.js';
+import { IDEMPOTENCY_KINDS } from '../retry/classification/idempotency.js';
 import { type UnhandledErrorHandler, reportUnhandledError, runGuarded } from '../../internal/report-unhandled-error.js';
 import {
   checkOptionsObject,

@@ -17,9 +17,9 @@ import {
   type DelaySource,
   type GiveUpReason,
   type Idempotency,
-  serverHint,
   transient,
 } from '../retry/index.js';
+import { serverHint } from '../retry/policy/retry-decision.js';
 import { precheckRetry } from '../retry/policy/retry-precheck.js';
 
 /** The policy a job retry follows, validated. */

@@ -6,18 +6,14 @@
  * The source is grouped by concern: `core/` (the `retry` loop, the `retryBackoff` operator, events and
  * errors), `policy/` (options, the per-failure decision, gRPC's retry policy), `classification/`
  * (transient or permanent, idempotency), `hints/` (Retry-After, gRPC pushback), `budgets/`,
- * `metrics/` and `timeouts/`. Every public name is exported from this one entry point.
+ * `metrics/` and `timeouts/`. What an application calls is exported from this one entry point; the
+ * building blocks behind it (option resolution, header lookup, the status and idempotency tables,
+ * the RFC 6298 constants) stay internal.
  * @module redialer/retry
  */
 export { retry, type RetryOptions, type RetryAttemptContext, type AdaptiveTimeout } from './core/retry.js';
-export { resolveRetryPolicy, type RetryPolicyOptions, type ResolvedRetryPolicy } from './policy/retry-options.js';
-export {
-  decideRetry,
-  serverHint,
-  type RetryDecision,
-  type RetryLoopState,
-  type DecisionEnv,
-} from './policy/retry-decision.js';
+export type { RetryPolicyOptions, ResolvedRetryPolicy } from './policy/retry-options.js';
+export { decideRetry, type RetryDecision, type RetryLoopState, type DecisionEnv } from './policy/retry-decision.js';
 export { RetryError, isRetryError, type GiveUpReason } from './core/retry-error.js';
 export { AttemptTimeoutError, isAttemptTimeoutError } from './timeouts/attempt-timeout-error.js';
 export { DeadlineExceededError, isDeadlineExceededError } from './timeouts/deadline-exceeded-error.js';
@@ -32,31 +28,17 @@ export {
   grpcCodeOf,
   DEFAULT_RETRYABLE_HTTP_STATUSES,
   DEFAULT_RETRYABLE_GRPC_CODES,
-  TRANSIENT_NETWORK_CODES,
   type Classification,
   type Classifier,
   type ClassifierRule,
   type ClassifierOptions,
   type SentVerdict,
 } from './classification/classify.js';
-export {
-  GrpcStatus,
-  grpcStatusName,
-  toGrpcStatusCode,
-  type GrpcStatusCode,
-  type GrpcStatusName,
-} from './classification/grpc-status.js';
-export { parseRetryAfter, readRetryAfter, parseHttpDate } from './hints/retry-after.js';
-export { readHeader, type HeaderSource } from './hints/header-lookup.js';
+export { GrpcStatus, grpcStatusName, type GrpcStatusCode, type GrpcStatusName } from './classification/grpc-status.js';
+export { parseRetryAfter, readRetryAfter } from './hints/retry-after.js';
+export type { HeaderSource } from './hints/header-lookup.js';
 export { parseGrpcPushback, readGrpcPushback, GRPC_PUSHBACK_KEY, type GrpcPushback } from './hints/grpc-pushback.js';
-export {
-  maySendAgain,
-  hasPrecondition,
-  idempotencyOfMethod,
-  IDEMPOTENCY_KINDS,
-  PRECONDITION_HEADERS,
-  type Idempotency,
-} from './classification/idempotency.js';
+export { maySendAgain, hasPrecondition, idempotencyOfMethod, type Idempotency } from './classification/idempotency.js';
 export {
   tokenBucketBudget,
   ratioBudget,
@@ -69,16 +51,14 @@ export {
 export {
   grpcRetryPolicy,
   grpcRetryBackoff,
-  GRPC_MAX_ATTEMPTS_LIMIT,
   type GrpcRetryPolicyOptions,
   type GrpcRetryBackoffOptions,
 } from './policy/grpc-retry-policy.js';
 export type { RetryEvent, RetryEventSink, DelaySource } from './core/retry-event.js';
 export {
   rtoEstimator,
-  RtoEstimator,
+  type RtoEstimator,
   RtoTracker,
-  RFC6298,
   type RtoEstimatorOptions,
   type RttSampleOptions,
 } from './timeouts/rto-estimator.js';
@@ -98,7 +78,7 @@ export type {
   InstrumentOptionsLike,
   MetricAttributes,
 } from './metrics/meter-like.js';
-export { recordConnectionAttempts, connectionEvents } from './metrics/connection-attempt-metrics.js';
+export { recordConnectionAttempts } from './metrics/connection-attempt-metrics.js';
 export { budgetedConnector, RetryThrottledError, isRetryThrottledError } from './budgets/budgeted-connector.js';
 export {
   circuitBreaker,

@@ -27,33 +27,10 @@ export {
   timeToShare,
   type StormSummaryInput,
 } from './storm-result.js';
-export { StormServer, type Admission, type StormServerOptions, type StormDecision } from './storm-server.js';
+export { StormServer, type StormAttemptOutcome, type StormServerOptions, type StormDecision } from './storm-server.js';
 export { StormRecorder } from './storm-recorder.js';
 export type { StormPolicy, ClientReconnect, PeerRules } from './storm-policy.js';
+/** The built-in policies (redialer's and the peers' formula models) by name: {@link stormPolicy}. */
 export { STORM_POLICIES, STORM_POLICY_NAMES, stormPolicy } from './policies/policy-catalog.js';
-export {
-  redialerGrpcPolicy,
-  redialerGrpcIndependentPolicy,
-  redialerGrpcEpisodeLogPolicy,
-  redialerGrpcEpisodePeriodPolicy,
-  redialerGrpcSpreadPolicy,
-  redialerGrpcExactPolicy,
-  fullJitterPolicy,
-  equalJitterPolicy,
-  decorrelatedJitterPolicy,
-  noJitterPolicy,
-} from './policies/redialer-policies.js';
-export { grpcJsPolicy, GRPC_JS_DEFAULTS, GRPC_JS_RULES } from './policies/grpc-js-policy.js';
-export {
-  reconnectingWebSocketPolicy,
-  reconnectingWebSocketProcessPolicy,
-  partysocketPolicy,
-  reconnectingWebSocketMinDelay,
-  RECONNECTING_WEBSOCKET_RULES,
-} from './policies/reconnecting-websocket-policy.js';
-export { socketIoPolicy, socketIoDuration, SOCKET_IO_RULES } from './policies/socket-io-policy.js';
-export { signalrPolicy, SIGNALR_DEFAULT_DELAYS, SIGNALR_RULES } from './policies/signalr-policy.js';
-export { unfoldBackoff } from './policies/unfold-backoff.js';
-export { seededRandom } from './seeded-random.js';
 export { stormTable, stormRows, STORM_COLUMNS, renderTable } from './storm-table.js';
 export { stormSvg, type StormSvgOptions } from './storm-svg.js';

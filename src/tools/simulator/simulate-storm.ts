@@ -13,7 +13,7 @@ import { drainHint } from '../../toolkits/server/herd-plan.js';
 import { createVirtualClock } from '../../testing/virtual-clock.js';
 import { checkOptionsObject, optionalChoice, optionalFunction, optionalNumber } from '../../internal/validate.js';
 import { PeerClient } from './peer-client.js';
-import { seededRandom } from './seeded-random.js';
+import { seededRandom } from '../../testing/seeded-random.js';
 import type { StormPolicy } from './storm-policy.js';
 import { StormRecorder } from './storm-recorder.js';
 import { type StormResult, summarizeStorm } from './storm-result.js';

@@ -2,7 +2,7 @@
  * Counts what happens in a storm: attempts per second by outcome, and when each client got back.
  * @module
  */
-import type { Admission } from './storm-server.js';
+import type { StormAttemptOutcome } from './storm-server.js';
 
 /** Raw counts of one storm run; times are milliseconds since the outage began. */
 export class StormRecorder {
@@ -29,7 +29,7 @@ export class StormRecorder {
   }
 
   /** Records an attempt by `client` at `now` (simulation time) and its outcome. */
-  attempt(client: number, now: number, outcome: Admission): void {
+  attempt(client: number, now: number, outcome: StormAttemptOutcome): void {
     const second = Math.floor((now - this.origin) / 1000);
     if (second < 0) return;
     this.attempts += 1;

@@ -6,7 +6,7 @@
 import { AdmissionGate } from '../../toolkits/server/herd-plan.js';
 
 /** What the server does with one connection attempt. */
-export type Admission = 'accepted' | 'down' | 'refused';
+export type StormAttemptOutcome = 'accepted' | 'down' | 'refused';
 
 /** Options of {@link StormServer}; times are on the simulation clock, in milliseconds. */
 export interface StormServerOptions {
@@ -26,7 +26,7 @@ export interface StormServerOptions {
 
 /** The server's answer to one attempt; `retryAfter` (ms) when admission control refused it. */
 export interface StormDecision {
-  readonly admission: Admission;
+  readonly admission: StormAttemptOutcome;
   readonly retryAfter?: number;
 }
 
@@ -46,7 +46,7 @@ export class StormServer {
   }
 
   /** Decides an attempt that reaches the server at `now`. */
-  admit(now: number): Admission {
+  admit(now: number): StormAttemptOutcome {
     return this.decide(now).admission;
   }
 

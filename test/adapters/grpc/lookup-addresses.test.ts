@@ -1,6 +1,6 @@
 import { credentials } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { interleaveFamilies } from '../../../src/index.js';
+import { interleaveFamilies } from '../../../src/core/index.js';
 import { hostPort, lookupAddresses, ManagedChannel } from '../../../src/adapters/grpc/index.js';
 import { createTestClient, echo, startTestServer } from './support/service.js';
 

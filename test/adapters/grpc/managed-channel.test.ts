@@ -1,7 +1,8 @@
 import { type ChannelOptions, credentials, Metadata, status } from '@grpc/grpc-js';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { grpcBackoff, isConnectTimeoutError, MAX_DELAY_MS } from '../../../src/index.js';
+import { grpcBackoff, isConnectTimeoutError } from '../../../src/index.js';
+import { MAX_DELAY_MS } from '../../../src/core/index.js';
 import { createVirtualClock } from '../../../src/testing/index.js';
 import { isConnectionFailedError, ManagedChannel, managedChannelFactory } from '../../../src/adapters/grpc/index.js';
 import { ipLiteralTarget } from '../../../src/adapters/grpc/grpc-js-workarounds/grpc-channel-connector.js';

@@ -7,13 +7,12 @@ import fc from 'fast-check';
 import {
   type AttemptSpacing,
   type BackoffPolicy,
-  GRPC_JITTER_MODES,
-  JITTER_KINDS,
   type RandomSource,
   constantBackoff,
   exponentialBackoff,
   grpcBackoff,
 } from '../../../src/index.js';
+import { GRPC_JITTER_MODES, JITTER_KINDS } from '../../../src/core/index.js';
 import type { VirtualClock } from '../../../src/testing/index.js';
 import { seededRandom } from '../../support/seeded-random.js';
 

@@ -14,14 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { symlogScale } from '../../../src/tools/simulator/plot/axis-scale.js';
 import { lineChartSvg } from '../../../src/tools/simulator/plot/line-chart-svg.js';
 import { smallMultiplesSvg } from '../../../src/tools/simulator/plot/small-multiples-svg.js';
-import {
-  type StormResult,
-  noJitterPolicy,
-  redialerGrpcPolicy,
-  simulateStorm,
-  stormPolicy,
-  stormSvg,
-} from '../../../src/tools/simulator/index.js';
+import { type StormResult, simulateStorm, stormPolicy, stormSvg } from '../../../src/tools/simulator/index.js';
+import { noJitterPolicy, redialerGrpcPolicy } from '../../../src/tools/simulator/policies/redialer-policies.js';
 import { hasChromium, launchChromium, noticeIfNoChromium } from '../../support/chromium.js';
 
 noticeIfNoChromium("the plots' headless Chromium test");

@@ -23,7 +23,7 @@
  */
 import { type ChannelOptions, connectivityState, experimental } from '@grpc/grpc-js';
 import type { ConnectivityState } from '../../../core/connectivity-state.js';
-import { fromGrpcState } from '../grpc-connectivity.js';
+import { fromGrpcState } from '../connectivity-state-names.js';
 import { OneAddress, onlyAddress, subchannelArgs } from './one-address-policy.js';
 import { AttemptSockets, claimNextSocket, type SocketTracking } from './socket-tracker.js';
 

@@ -28,7 +28,7 @@ import { permanent } from '../../../errors/permanent-error.js';
 import { withoutStackTrace } from '../../../internal/without-stack-trace.js';
 import { checkOptionsObject } from '../../../internal/validate.js';
 import { AttemptGate, type GateAttempt } from './attempt-gate.js';
-import { channelState } from '../channel-state.js';
+import { channelState } from '../channel-state-observable.js';
 import { ConnectionFailedError } from '../connection-failed-error.js';
 import { GoawayError } from '../goaway-error.js';
 import { grpcJsSessions, stopGrpcJsReconnects } from './grpc-js-internals.js';

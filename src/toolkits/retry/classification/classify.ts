@@ -5,8 +5,9 @@
  * @module
  */
 import { isPermanentError } from '../../../errors/permanent-error.js';
-import { describeSafely, readSafely } from '../../../internal/read-safely.js';
+import { readSafely } from '../../../internal/read-safely.js';
 import { describeValue } from '../../../internal/validate.js';
+import { describeError } from '../../../internal/describe-error.js';
 import { isAttemptTimeoutError } from '../timeouts/attempt-timeout-error.js';
 import { isDeadlineExceededError } from '../timeouts/deadline-exceeded-error.js';
 import { GrpcStatus, grpcStatusName, toGrpcStatusCode } from './grpc-status.js';
@@ -154,10 +155,6 @@ function isDomException(error: unknown): boolean {
     // A revoked Proxy throws on instanceof.
     return false;
   }
-}
-
-function describeError(error: unknown): string {
-  return typeof error === 'object' || typeof error === 'function' ? describeSafely(error) : describeValue(error);
 }
 
 /**

@@ -13,7 +13,10 @@ import { emit } from '../core/retry-event.js';
 import { describeSafely } from '../../../internal/read-safely.js';
 
 /** The retry events that the move from `previous` to `snapshot` stands for. */
-export function connectionEvents(previous: ConnectionSnapshot | undefined, snapshot: ConnectionSnapshot): RetryEvent[] {
+export function connectionAttemptEvents(
+  previous: ConnectionSnapshot | undefined,
+  snapshot: ConnectionSnapshot,
+): RetryEvent[] {
   if (previous?.state === snapshot.state) return [];
   switch (snapshot.state) {
     case 'CONNECTING':
@@ -62,7 +65,7 @@ export function connectionEvents(previous: ConnectionSnapshot | undefined, snaps
 export function recordConnectionAttempts(state$: Observable<ConnectionSnapshot>, sink: RetryEventSink): Subscription {
   let previous: ConnectionSnapshot | undefined;
   return state$.subscribe((snapshot) => {
-    const events = connectionEvents(previous, snapshot);
+    const events = connectionAttemptEvents(previous, snapshot);
     previous = snapshot;
     for (const event of events) emit(sink, event);
   });

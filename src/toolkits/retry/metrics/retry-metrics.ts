@@ -22,6 +22,7 @@ import type {
 } from './meter-like.js';
 import type { RetryEvent, RetryEventSink } from '../core/retry-event.js';
 import { SlidingWindow } from '../budgets/sliding-window.js';
+import { reportUnhandledError } from '../../../internal/report-unhandled-error.js';
 
 /** Counts of one kind of event. */
 export interface RetryCounts {
@@ -94,12 +95,6 @@ const INSTRUMENTS: Readonly<Record<Kind, readonly [string, string]>> = {
   permanentFailures: ['permanent_failures', 'Failures classified as permanent and not retried'],
   throttledRetries: ['throttled', 'Retries refused by a retry budget'],
 };
-
-function report(error: unknown): void {
-  queueMicrotask(() => {
-    throw error;
-  });
-}
 
 /**
  * Collects a retry loop's events into counters. One instance may serve many calls (and managers).
@@ -227,7 +222,7 @@ export class RetryMetrics implements RetryEventSink {
       try {
         counter.add(1, extra === undefined ? this.#attributes : { ...this.#attributes, ...extra });
       } catch (error) {
-        report(error);
+        reportUnhandledError(error, undefined);
       }
     }
   }
@@ -258,7 +253,7 @@ export class RetryMetrics implements RetryEventSink {
         snapshot,
       });
     } catch (error) {
-      report(error);
+      reportUnhandledError(error, undefined);
     }
   }
 }

@@ -10,7 +10,8 @@ import {
   RetryMetrics,
 } from '../../../../src/toolkits/retry/index.js';
 import { createVirtualClock, type VirtualClock } from '../../../../src/testing/index.js';
-import { DEFAULT_ATTEMPT_SPACING, constantBackoff, isBackoffPolicyError, maxStartsIn } from '../../../../src/index.js';
+import { constantBackoff, isBackoffPolicyError } from '../../../../src/index.js';
+import { DEFAULT_ATTEMPT_SPACING, maxStartsIn } from '../../../../src/core/index.js';
 import { BROKEN_DELAYS, brokenPolicy } from '../../../support/broken-policy.js';
 
 const refused = (): Error => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });

@@ -1,7 +1,7 @@
 import { Metadata } from '@grpc/grpc-js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_DELAY_MS } from '../../../../src/index.js';
+import { MAX_DELAY_MS } from '../../../../src/core/index.js';
 import { GRPC_PUSHBACK_KEY, parseGrpcPushback, readGrpcPushback } from '../../../../src/toolkits/retry/index.js';
 
 describe('grpc-retry-pushback-ms (gRFC A6, Pushback)', () => {

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_DELAY_MS } from '../../../../src/index.js';
-import { parseHttpDate, parseRetryAfter, readRetryAfter } from '../../../../src/toolkits/retry/index.js';
+import { MAX_DELAY_MS } from '../../../../src/core/index.js';
+import { parseRetryAfter, readRetryAfter } from '../../../../src/toolkits/retry/index.js';
+import { parseHttpDate } from '../../../../src/toolkits/retry/hints/retry-after.js';
 
 // The RFC 9110 example instant, and a clock 37 s before it.
 const EXAMPLE = Date.UTC(1994, 10, 6, 8, 49, 37);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConnectionSnapshot } from '../../../../src/index.js';
-import { connectionEvents } from '../../../../src/toolkits/retry/index.js';
+import { connectionAttemptEvents } from '../../../../src/toolkits/retry/metrics/connection-attempt-metrics.js';
 
 const base = { since: 0, lastError: undefined };
 const idle: ConnectionSnapshot = { ...base, state: 'IDLE', attempt: 0 };
@@ -26,7 +26,7 @@ const shutdown = (reason: 'shutdown' | 'permanent-failure' | 'policy-error'): Co
   lastError: new Error('denied'),
 });
 
-describe('connectionEvents(): one row per state change', () => {
+describe('connectionAttemptEvents(): one row per state change', () => {
   it.each([
     ['IDLE -> CONNECTING', idle, connecting(1), [{ type: 'attempt', attempt: 1 }]],
     ['TRANSIENT_FAILURE -> CONNECTING (a retry)', failure(1), connecting(2), [{ type: 'attempt', attempt: 2 }]],
@@ -52,7 +52,7 @@ describe('connectionEvents(): one row per state change', () => {
     ],
     ['READY -> READY (same state, new data)', ready, ready, []],
   ] as const)('%s', (_label, previous, next, expected) => {
-    const events = connectionEvents(previous, next);
+    const events = connectionAttemptEvents(previous, next);
     expect(events).toHaveLength(expected.length);
     expected.forEach((e, i) => {
       expect(events[i]).toMatchObject(e);

@@ -1,12 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { constantBackoff, exponentialBackoff, isBackoffPolicyError, MAX_DELAY_MS } from '../../../../src/index.js';
-import {
-  decideRetry,
-  HttpResponseError,
-  resolveRetryPolicy,
-  type RetryPolicyOptions,
-} from '../../../../src/toolkits/retry/index.js';
+import { constantBackoff, exponentialBackoff, isBackoffPolicyError } from '../../../../src/index.js';
+import { MAX_DELAY_MS } from '../../../../src/core/index.js';
+import { decideRetry, HttpResponseError, type RetryPolicyOptions } from '../../../../src/toolkits/retry/index.js';
+import { resolveRetryPolicy } from '../../../../src/toolkits/retry/policy/retry-options.js';
 import { grpcError, systemError } from '../support.js';
 import { BROKEN_DELAYS, brokenPolicy } from '../../../support/broken-policy.js';
 

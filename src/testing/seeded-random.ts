@@ -4,8 +4,8 @@
  */
 import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
-import type { RandomSource } from '../../backoff/backoff.js';
-import { checkNumber } from '../../internal/validate.js';
+import type { RandomSource } from '../backoff/backoff.js';
+import { checkNumber } from '../internal/validate.js';
 
 /**
  * A reproducible random source in [0, 1): pure-rand's xoroshiro128+ seeded with `seed`.

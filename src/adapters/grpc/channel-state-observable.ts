@@ -18,7 +18,7 @@ import type { ChannelInterface, Client, connectivityState as GrpcState } from '@
 import { Observable } from 'rxjs';
 import type { ConnectivityState } from '../../core/connectivity-state.js';
 import { checkOptionsObject, describeValue, optionalBoolean } from '../../internal/validate.js';
-import { fromGrpcState } from './grpc-connectivity.js';
+import { fromGrpcState } from './connectivity-state-names.js';
 
 /** The part of a grpc-js Channel that {@link channelState} uses. */
 export type WatchableChannel = Pick<ChannelInterface, 'getConnectivityState' | 'watchConnectivityState'>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeError } from '../../src/internal/describe-error.js';
+import { AttemptTimeoutError } from '../../src/toolkits/retry/timeouts/attempt-timeout-error.js';
 
 describe('describeError(): one line per thrown value', () => {
   it.each([
@@ -16,6 +17,11 @@ describe('describeError(): one line per thrown value', () => {
       'connect ECONNREFUSED',
     ],
     ['an error-like object', { name: 'Busy', message: 'later' }, 'Busy: later'],
+    [
+      "one of redialer's own: its message, which names what happened",
+      new AttemptTimeoutError(3, 500),
+      'attempt 3 did not complete within 500 ms',
+    ],
     ['a string: quoted', 'stop', '"stop"'],
     ['a number', 42, '42'],
     ['undefined', undefined, 'undefined'],

@@ -34,6 +34,7 @@ import type { RetryEventSink } from '../core/retry-event.js';
 import { serverHint } from '../policy/retry-decision.js';
 import { type FailoverRules, ms } from './failover-decision.js';
 import { type CallEnv, runCall } from './failover-call.js';
+import { describeError } from '../../../internal/describe-error.js';
 
 /** What each provider call receives. */
 export interface FailoverAttemptContext {
@@ -172,14 +173,6 @@ function hintDelay(error: unknown, now: number): number {
   if (hint === undefined) return 0;
   if (hint.kind === 'retry-after') return hint.delay;
   return hint.pushback.kind === 'wait' ? hint.pushback.delay : MAX_DELAY_MS;
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === 'string' && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
-  }
-  return String(error);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ATTEMPT_SPACING } from '../../../../src/index.js';
+import { DEFAULT_ATTEMPT_SPACING } from '../../../../src/core/index.js';
 import {
   isDeadlineExceededError,
   isFailoverError,

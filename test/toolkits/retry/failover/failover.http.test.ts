@@ -119,7 +119,7 @@ describe('failover with real HTTP providers', () => {
       ['slow', 'timed-out', 1],
       ['limited', 'failed', 1],
     ]);
-    expect(message).toMatch(/down: failed \(fetch failed.*ECONNREFUSED/);
+    expect(message).toMatch(/down: failed \(TypeError: fetch failed.*ECONNREFUSED/);
     expect(message).toMatch(/slow: timed-out \(attempt 2 did not complete within 300 ms/);
     expect(message).toMatch(/limited: failed \(HTTP 429.*the server asked for 30000 ms/);
     expect(slow.calls).toBe(1);

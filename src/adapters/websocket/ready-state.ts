@@ -9,29 +9,16 @@ import type { ConnectionSnapshot } from '../../core/connection-snapshot.js';
 import { ReadyState, type WebSocketLike } from './websocket-types.js';
 
 /**
- * Why attempts are on hold while the manager is IDLE (paused): `navigator.onLine === false`; the
- * next attempt starts on `online`. (A server-directed wait is an ordinary TRANSIENT_FAILURE whose `lastError` is a
- * RetryAfterError and whose `nextAttemptAt` honours the server's delay.)
+ * The connection manager's snapshot, as `state$` and `snapshot` give it: IDLE with `paused: true`
+ * while attempts are on hold because the browser is offline (the next attempt starts on `online`).
+ * A server-directed wait is an ordinary TRANSIENT_FAILURE whose `lastError` is a RetryAfterError and
+ * whose `nextAttemptAt` honours the server's delay.
  */
-export interface PauseInfo {
-  readonly reason: 'offline';
-}
-
-/**
- * The connection manager's snapshot plus `pause`: set while the manager is IDLE because the browser
- * is offline, undefined otherwise.
- */
-export type WebSocketSnapshot = ConnectionSnapshot<WebSocketLike> & { readonly pause: PauseInfo | undefined };
-
-/** The manager's snapshot with `pause` set from its `paused`. */
-export function toWebSocketSnapshot(snapshot: ConnectionSnapshot<WebSocketLike>): WebSocketSnapshot {
-  const paused = snapshot.state === 'IDLE' && snapshot.paused === true;
-  return { ...snapshot, pause: paused ? { reason: 'offline' } : undefined };
-}
+export type WebSocketSnapshot = ConnectionSnapshot<WebSocketLike>;
 
 /** Whether attempts are on hold (IDLE with `paused: true`): the client still means to connect. */
 export function isPaused(snapshot: WebSocketSnapshot): boolean {
-  return snapshot.pause !== undefined;
+  return snapshot.state === 'IDLE' && snapshot.paused === true;
 }
 
 /**

@@ -21,14 +21,7 @@ import { isOffline, watchEnvironment } from './environment-watch.js';
 import { type Heartbeat, startHeartbeat } from './heartbeat.js';
 import { HeartbeatTimeoutError } from './heartbeat-timeout-error.js';
 import { toMessage } from './message-payload.js';
-import {
-  isPaused,
-  readyStateOf,
-  retryCountOf,
-  shouldReconnectOf,
-  toWebSocketSnapshot,
-  type WebSocketSnapshot,
-} from './ready-state.js';
+import { isPaused, readyStateOf, retryCountOf, shouldReconnectOf, type WebSocketSnapshot } from './ready-state.js';
 import { type DropEvent, SendPath, type SendStatus } from './send-path.js';
 import { type Releasing, releaseOf } from './socket-release.js';
 import {
@@ -68,7 +61,7 @@ import {
   type WebSocketLike,
 } from './websocket-types.js';
 
-export type { PauseInfo, WebSocketSnapshot } from './ready-state.js';
+export type { WebSocketSnapshot } from './ready-state.js';
 export type { DropEvent, DropReason, SendStatus } from './send-path.js';
 export type {
   EventHandler,
@@ -174,7 +167,7 @@ export class ReconnectingWebSocket {
     if (!this.#options.startClosed) this.#manager.connect();
   }
 
-  /** The current snapshot: the manager's, plus `pause`. */
+  /** The current snapshot: the manager's (IDLE with `paused: true` while offline). */
   get snapshot(): WebSocketSnapshot {
     return this.#current;
   }
@@ -433,10 +426,10 @@ export class ReconnectingWebSocket {
       this.#stopWatching?.();
       this.#stopWatching = undefined;
     }
-    this.#current = toWebSocketSnapshot(snapshot);
+    this.#current = snapshot;
     // Taken before the publish: a subscriber that restarts the socket queues for the new session.
     const dropped = this.#sendPath.takeOnShutdown(snapshot);
-    this.#publish(this.#current);
+    this.#publish(snapshot);
     this.#sendPath.dropClosed(dropped);
   }
 

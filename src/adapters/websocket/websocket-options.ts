@@ -108,7 +108,7 @@ export interface ReconnectingWebSocketOptions {
   /** partysocket's name for `shouldReconnect`; give one or the other. */
   shouldReconnectOnClose?(event: CloseEventLike): boolean;
   /**
-   * While `navigator.onLine === false`, park attempts (state IDLE, `pause.reason` 'offline') and
+   * While `navigator.onLine === false`, park attempts (state IDLE with `paused: true`) and
    * reconnect at once on `online`. @defaultValue true
    */
   readonly pauseWhileOffline?: boolean;

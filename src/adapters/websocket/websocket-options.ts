@@ -179,8 +179,6 @@ export interface ResolvedWebSocketOptions {
   readonly WebSocket: WebSocketConstructor;
   readonly backoff: BackoffPolicy;
   readonly minDelay: number;
-  readonly maxDelay: number;
-  readonly jitter: number;
   readonly minUptime: number;
   readonly backoffAfterLoss: boolean;
   readonly connectionTimeout: number;
@@ -315,8 +313,6 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
     WebSocket: resolveWebSocketClass(raw['WebSocket']),
     backoff: grpcBackoff({ initialBackoff: minDelay, maxBackoff: maxDelay, multiplier, jitter }),
     minDelay,
-    maxDelay,
-    jitter,
     minUptime: optionalNumber('minUptime', raw['minUptime'], d.minUptime, { min: 0, max: MAX_DELAY_MS }),
     backoffAfterLoss: optionalBoolean('backoffAfterLoss', raw['backoffAfterLoss'], true),
     connectionTimeout: optionalNumber('connectionTimeout', raw['connectionTimeout'], d.connectionTimeout, {

@@ -15,23 +15,10 @@ import { happyEyeballs } from '../../connectors/happy-eyeballs.js';
 import { reportUnhandledError } from '../../internal/report-unhandled-error.js';
 import { isRetryAfterError } from '../../errors/retry-after-error.js';
 import { LatestSubject } from '../../internal/latest-subject.js';
-import { closeOutcome } from './close-outcome.js';
-import { traceOf } from './debug-trace.js';
 import { isOffline, watchEnvironment } from './environment-watch.js';
 import { type Heartbeat, startHeartbeat } from './heartbeat.js';
 import { HeartbeatTimeoutError } from './heartbeat-timeout-error.js';
 import { toMessage } from './message-payload.js';
-import { isPaused, readyStateOf, retryCountOf, shouldReconnectOf, type WebSocketSnapshot } from './ready-state.js';
-import { type DropEvent, SendPath, type SendStatus } from './send-path.js';
-import { type Releasing, releaseOf } from './socket-release.js';
-import {
-  type EventHandler,
-  type EventType,
-  type Listener,
-  type ListenerOptions,
-  type ReconnectingWebSocketEventMap,
-  WebSocketEventTarget,
-} from './websocket-event-target.js';
 import { CloseEvent } from './websocket-events.js';
 import {
   type AnnouncedEvent,
@@ -60,6 +47,19 @@ import {
   type WebSocketEventLike,
   type WebSocketLike,
 } from './websocket-types.js';
+import { closeOutcome } from './close-outcome.js';
+import { traceOf } from './debug-trace.js';
+import { isPaused, readyStateOf, retryCountOf, shouldReconnectOf, type WebSocketSnapshot } from './ready-state.js';
+import { type DropEvent, SendPath, type SendStatus } from './send-path.js';
+import { type Releasing, releaseOf } from './socket-release.js';
+import {
+  type EventHandler,
+  type EventType,
+  type Listener,
+  type ListenerOptions,
+  type ReconnectingWebSocketEventMap,
+  WebSocketEventTarget,
+} from './websocket-event-target.js';
 
 export type { WebSocketSnapshot } from './ready-state.js';
 export type { DropEvent, DropReason, SendStatus } from './send-path.js';

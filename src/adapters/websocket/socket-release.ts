@@ -27,19 +27,16 @@ export function releaseOf(
   manager: ConnectionSnapshot,
   target: object,
 ): Release {
-  if (releasing?.kind === 'close' && !opened) {
-    // A socket still connecting fails, as the WebSocket API says (1006; Node 22's never fires close).
-    return { ...pick(releasing), events: [['close', abnormalClose()]] };
-  }
   if (releasing !== undefined) {
     // close() of an open socket, as partysocket 1.3: the close event, with the code and reason given,
     // is dispatched within close(), so that it is never lost to listeners detached right after, and
     // never comes after a later reconnect()'s open; the socket finishes its close handshake by
     // itself. reconnect(), as the peers: the old socket's close is dispatched now, and nothing more
-    // of it (readyState shows it CLOSING until it has closed or the new socket opens).
-    const code = releasing.code ?? 1000;
-    const close = new CloseEvent(code, releasing.reason ?? '', target);
-    return { ...pick({ ...releasing, code }), events: [['close', close]] };
+    // of it (readyState shows it CLOSING until it has closed or the new socket opens). close() of a
+    // socket still connecting: it fails, as the WebSocket API says (1006; Node 22's never fires close).
+    const { code = 1000, reason } = releasing;
+    const close = releasing.kind === 'close' && !opened ? abnormalClose() : new CloseEvent(code, reason ?? '', target);
+    return { code, ...(reason === undefined ? {} : { reason }), events: [['close', close]] };
   }
   // The manager has already moved on when it lets go of an attempt (its state is set before its
   // effects run): a cut at the deadline shows as a ConnectTimeoutError.
@@ -54,12 +51,4 @@ export function releaseOf(
   }
   // A socket that lost a race of several URLs (another one opened first): dropped quietly.
   return { events: [] };
-}
-
-/** The close code and reason of a release, without undefined members. */
-function pick(release: Releasing): { code?: number; reason?: string } {
-  return {
-    ...(release.code === undefined ? {} : { code: release.code }),
-    ...(release.reason === undefined ? {} : { reason: release.reason }),
-  };
 }

@@ -12,7 +12,6 @@ export {
   type EventHandler,
   type Listener,
   type ListenerOptions,
-  type PauseInfo,
   type ReconnectingWebSocketEventMap,
   type SendStatus,
   type WebSocketSnapshot,

@@ -1,41 +1,39 @@
 /**
  * A reconnecting WebSocket on the connection state machine: reconnecting-websocket's public surface,
  * gRPC's backoff, a bounded outbound queue with an outcome per message, server-directed backoff and
- * browser awareness.
+ * browser awareness. This class wires the parts: the connection manager and its connector, the
+ * listeners (websocket-event-target.ts), the send path (send-path.ts), the peers' properties
+ * (ready-state.ts), how a socket ends and is let go of (close-outcome.ts, socket-release.ts).
  * @module
  */
 import type { Observable } from 'rxjs';
 import { ConnectionManager } from '../../core/connection-manager.js';
 import type { ConnectionSnapshot } from '../../core/connection-snapshot.js';
-import type { TraceEntry } from '../../core/connection-options.js';
 import type { Connector } from '../../core/connector.js';
 import { defineDispose, type DisposableWhereDeclared } from '../../internal/dispose.js';
-import { isConnectTimeoutError } from '../../errors/connect-timeout-error.js';
-import { permanent } from '../../errors/permanent-error.js';
 import { happyEyeballs } from '../../connectors/happy-eyeballs.js';
 import { reportUnhandledError } from '../../internal/report-unhandled-error.js';
-import { isRetryAfterError, retryAfter } from '../../errors/retry-after-error.js';
+import { isRetryAfterError } from '../../errors/retry-after-error.js';
 import { LatestSubject } from '../../internal/latest-subject.js';
-import { checkNumber } from '../../internal/validate.js';
-import { decideClose } from './close-policy.js';
 import { isOffline, watchEnvironment } from './environment-watch.js';
 import { type Heartbeat, startHeartbeat } from './heartbeat.js';
 import { HeartbeatTimeoutError } from './heartbeat-timeout-error.js';
 import { toMessage } from './message-payload.js';
-import { OutboundQueue } from './outbound-queue.js';
-import { WebSocketCloseError } from './websocket-close-error.js';
-import { CloseEvent, ErrorEvent } from './websocket-events.js';
+import { CloseEvent } from './websocket-events.js';
 import {
   type AnnouncedEvent,
   type Release,
   type SocketControl,
   type SocketHooks,
-  abnormalClose,
   createWebSocketConnector,
 } from './websocket-connector.js';
 import {
   type ReconnectingWebSocketOptions,
   type ResolvedWebSocketOptions,
+  checkCloseCode,
+  checkUrl,
+  isUrlList,
+  resolveProtocols,
   resolveWebSocketOptions,
 } from './websocket-options.js';
 import {
@@ -49,123 +47,28 @@ import {
   type WebSocketEventLike,
   type WebSocketLike,
 } from './websocket-types.js';
+import { closeOutcome } from './close-outcome.js';
+import { traceOf } from './debug-trace.js';
+import { isPaused, readyStateOf, retryCountOf, shouldReconnectOf, type WebSocketSnapshot } from './ready-state.js';
+import { type DropEvent, SendPath, type SendStatus } from './send-path.js';
+import { type Releasing, releaseOf } from './socket-release.js';
+import {
+  type EventHandler,
+  type EventType,
+  type Listener,
+  type ListenerOptions,
+  type ReconnectingWebSocketEventMap,
+  WebSocketEventTarget,
+} from './websocket-event-target.js';
 
-/**
- * Why attempts are on hold while the manager is IDLE (paused): `navigator.onLine === false`; the
- * next attempt starts on `online`. (A server-directed wait is an ordinary TRANSIENT_FAILURE whose `lastError` is a
- * RetryAfterError and whose `nextAttemptAt` honours the server's delay.)
- */
-export interface PauseInfo {
-  readonly reason: 'offline';
-}
-
-/**
- * The connection manager's snapshot plus `pause`: set while the manager is IDLE because the browser
- * is offline, undefined otherwise.
- */
-export type WebSocketSnapshot = ConnectionSnapshot<WebSocketLike> & { readonly pause: PauseInfo | undefined };
-
-/**
- * What `sendWithStatus()` did with a message: `sent` (handed to the open socket), `queued` (held
- * until the next open, also across close() until reconnect() or `drainQueuedMessages()`; with
- * `dropOnClose`, dropped with a `drop` event when the client closes), `rejected` (not queued: a
- * `drop` event has been dispatched with the reason).
- */
-export type SendStatus = 'sent' | 'queued' | 'rejected';
-
-/** Why a message will never be sent. */
-export type DropReason =
-  /** Sent while not open and the queue was full (by count or by bytes). */
-  | 'queue-full'
-  /** With `dropOnClose`: queued when the client closed or gave up, or sent after that. */
-  | 'closed';
-
-/** Dispatched once for each message that will never be sent. */
-export interface DropEvent extends WebSocketEventLike {
-  readonly type: 'drop';
-  /** The message, as passed to `send()`. */
-  readonly data: Message;
-  readonly reason: DropReason;
-}
-
-/** The events and their types. */
-export interface ReconnectingWebSocketEventMap {
-  open: WebSocketEventLike;
-  message: MessageEventLike;
-  error: ErrorEventLike;
-  close: CloseEventLike;
-  drop: DropEvent;
-}
-
-/**
- * An event handler. Declared as a method type, so that handlers written for the richer DOM event
- * types (`(event: MessageEvent) => void`, `(event: CloseEvent) => void`) or for
- * reconnecting-websocket's own event classes are accepted unchanged.
- */
-export type EventHandler<E> = {
-  /** Called with each event. */
-  bivarianceHack(event: E): void;
-}['bivarianceHack'];
-
-/** A listener: a function or an object with `handleEvent`, as for EventTarget. */
-export type Listener<E> =
-  | EventHandler<E>
-  | {
-      /** Called with each event. */
-      handleEvent(event: E): void;
-    };
-
-/**
- * The options of `addEventListener`, as for EventTarget: `once` removes the listener after its first
- * call, `signal` removes it when aborted. `capture` and `passive` mean nothing here and are ignored.
- */
-export interface ListenerOptions {
-  readonly once?: boolean;
-  readonly signal?: AbortSignal;
-  readonly capture?: boolean;
-  readonly passive?: boolean;
-}
-
-type EventType = keyof ReconnectingWebSocketEventMap;
-interface Registration {
-  readonly listener: Listener<never>;
-  readonly once: boolean;
-  readonly detach: (() => void) | undefined;
-}
-type ListenerMap = Record<EventType, Registration[]>;
-
-/** What the socket's error event says, as the `cause` of the WebSocketCloseError it led to. */
-function errorCause(event: ErrorEventLike): unknown {
-  if (event.error !== undefined) return event.error;
-  return typeof event.message === 'string' && event.message !== '' ? new Error(event.message) : event;
-}
-
-function checkCloseCode(code: number | undefined): void {
-  if (code === undefined) return;
-  checkNumber('code', code, { integer: true, min: 1000, max: 4999 });
-  if (code !== 1000 && code < 3000) {
-    throw new RangeError(`redialer: close code must be 1000 or in 3000-4999, got ${String(code)}`);
-  }
-}
-
-/**
- * What the manager traces to: the application's `trace` and the `debug` log, or nothing when neither is
- * asked for, so that a client without them never has a transition's detail written (the machine writes
- * it only when read).
- */
-function traceOf(options: ResolvedWebSocketOptions): ((entry: TraceEntry) => void) | undefined {
-  const { trace, debug, debugLogger } = options;
-  if (!debug) return trace;
-  const log = debugLogger ?? console.log.bind(console);
-  return (entry) => {
-    trace?.(entry);
-    log(`redialer/websocket ${entry.from} -> ${entry.to} (${entry.event}): ${entry.detail}`);
-  };
-}
-
-function isUrlList(url: UrlProvider | readonly string[]): url is readonly string[] {
-  return Array.isArray(url);
-}
+export type { WebSocketSnapshot } from './ready-state.js';
+export type { DropEvent, DropReason, SendStatus } from './send-path.js';
+export type {
+  EventHandler,
+  Listener,
+  ListenerOptions,
+  ReconnectingWebSocketEventMap,
+} from './websocket-event-target.js';
 
 /**
  * A WebSocket that reconnects, with the public surface of reconnecting-websocket 4.x, so that
@@ -222,21 +125,20 @@ export class ReconnectingWebSocket {
   /** Snapshots that arrived while one was being emitted (restarted from a subscriber), in order. */
   readonly #unpublished: WebSocketSnapshot[] = [];
   #publishing = false;
-  readonly #queue: OutboundQueue;
-  readonly #listeners: ListenerMap = { open: [], message: [], error: [], close: [], drop: [] };
+  readonly #sendPath: SendPath;
+  readonly #events: WebSocketEventTarget;
   #manager!: ConnectionManager<WebSocketLike>;
   #current!: WebSocketSnapshot;
   #socket: WebSocketLike | undefined;
   #lastSocket: WebSocketLike | undefined;
   /** The socket that reconnect() let go of, while readyState may still report it (see readyState). */
   #abandoned: WebSocketLike | undefined;
-  #warnedClosedSend = false;
   /** Applied to every socket, as the peers do: 'blob' unless set (`ws` alone defaults to 'nodebuffer'). */
   #binaryType = 'blob';
   #heartbeat: Heartbeat | undefined;
   #stopWatching: (() => void) | undefined;
   /** Why the client is letting go of its socket (set around close() and reconnect()). */
-  #releasing: ({ readonly kind: 'close' | 'reconnect' } & Omit<Release, 'mode' | 'events'>) | undefined;
+  #releasing: Releasing | undefined;
   /** Events for the application that wait for the state they lead to. */
   readonly #announced: AnnouncedEvent[] = [];
 
@@ -249,40 +151,23 @@ export class ReconnectingWebSocket {
     protocols?: ProtocolsProvider,
     options?: ReconnectingWebSocketOptions,
   ) {
-    const several = Array.isArray(url);
-    if (
-      several
-        ? url.length === 0 || url.some((u) => typeof u !== 'string')
-        : typeof url !== 'string' && typeof url !== 'function'
-    ) {
-      throw new TypeError(
-        `redialer: url must be a string, a function returning one, or a non-empty array of strings, got ${typeof url}`,
-      );
-    }
-    if (
-      protocols !== undefined &&
-      protocols !== null &&
-      typeof protocols !== 'string' &&
-      typeof protocols !== 'function' &&
-      !Array.isArray(protocols)
-    ) {
-      throw new TypeError(
-        `redialer: protocols must be a string, an array of strings or a function returning one, got ${typeof protocols}`,
-      );
-    }
+    checkUrl(url);
+    this.#protocols = resolveProtocols(protocols);
     this.#url = url;
-    // As in the peers, protocols are passed only when given: null or an empty list means none.
-    this.#protocols =
-      protocols === null || (Array.isArray(protocols) && protocols.length === 0) ? undefined : protocols;
     this.#options = resolveWebSocketOptions(options);
-    this.#queue = new OutboundQueue(this.#options.maxEnqueuedMessages, this.#options.maxEnqueuedBytes);
+    this.#events = new WebSocketEventTarget(this, (error) => {
+      this.#report(error);
+    });
+    this.#sendPath = new SendPath(this.#options, (event) => {
+      this.#emit('drop', event);
+    });
     this.#startSession();
     this.#subject = new LatestSubject(this.#current);
     this.state$ = this.#subject.observable;
     if (!this.#options.startClosed) this.#manager.connect();
   }
 
-  /** The current snapshot: the manager's, plus `pause`. */
+  /** The current snapshot: the manager's (IDLE with `paused: true` while offline). */
   get snapshot(): WebSocketSnapshot {
     return this.#current;
   }
@@ -294,13 +179,7 @@ export class ReconnectingWebSocket {
    * connection), the number of the retry to come. 0 after reconnect() and while idle.
    */
   get retryCount(): number {
-    const snapshot = this.#current;
-    if (snapshot.state === 'TRANSIENT_FAILURE') return snapshot.attempt;
-    if (snapshot.state === 'IDLE') return 0;
-    // A connection that has stayed up minUptime has reset the count (it will reset the backoff).
-    if (snapshot.state === 'READY' && this.#options.scheduler.now() - snapshot.since >= this.#options.minUptime)
-      return 0;
-    return Math.max(0, snapshot.attempt - 1);
+    return retryCountOf(this.#current, this.#options.scheduler.now(), this.#options.minUptime);
   }
 
   /**
@@ -310,16 +189,7 @@ export class ReconnectingWebSocket {
    * `startClosed`, and at once after close() or giving up (as partysocket 1.3).
    */
   get readyState(): number {
-    const snapshot = this.#current;
-    switch (snapshot.state) {
-      case 'READY':
-        return this.#socket?.readyState ?? ReadyState.OPEN;
-      case 'SHUTDOWN':
-        return ReadyState.CLOSED;
-      case 'IDLE':
-        if (snapshot.pause === undefined && !this.#closingAbandoned()) return ReadyState.CLOSED;
-    }
-    return this.#closingAbandoned() ? ReadyState.CLOSING : ReadyState.CONNECTING;
+    return readyStateOf(this.#current, this.#socket?.readyState, this.#closingAbandoned());
   }
 
   /** Whether the socket that reconnect() let go of is still closing. */
@@ -334,18 +204,17 @@ export class ReconnectingWebSocket {
    * first connect with `startClosed`, until reconnect() (partysocket's `shouldReconnect`).
    */
   get shouldReconnect(): boolean {
-    const snapshot = this.#current;
-    return snapshot.state !== 'SHUTDOWN' && !(snapshot.state === 'IDLE' && snapshot.pause === undefined);
+    return shouldReconnectOf(this.#current);
   }
 
   /** Bytes queued here plus the open socket's own `bufferedAmount`. */
   get bufferedAmount(): number {
-    return this.#queue.bytes + (this.#socket?.bufferedAmount ?? 0);
+    return this.#sendPath.queue.bytes + (this.#socket?.bufferedAmount ?? 0);
   }
 
   /** Messages queued until the next open. */
   get queuedMessages(): number {
-    return this.#queue.length;
+    return this.#sendPath.queue.length;
   }
 
   /** The URL of the latest socket, or '' before the first. */
@@ -390,7 +259,7 @@ export class ReconnectingWebSocket {
   send(data: Message): boolean {
     // WebSocket's send() tells send() from send(undefined).
     if (arguments.length === 0) throw new TypeError('redialer: send() needs a message, got no argument');
-    return this.#send(toMessage(data)) === 'sent';
+    return this.#sendPath.send(toMessage(data), this.#current, this.#socket) === 'sent';
   }
 
   /**
@@ -401,22 +270,7 @@ export class ReconnectingWebSocket {
    */
   sendWithStatus(data: Message): SendStatus {
     if (arguments.length === 0) throw new TypeError('redialer: sendWithStatus() needs a message, got no argument');
-    return this.#send(toMessage(data));
-  }
-
-  #send(message: Message): SendStatus {
-    const current = this.#current;
-    if (current.state === 'SHUTDOWN') {
-      if (this.#options.dropOnClose) return this.#drop(message, 'closed');
-      // After close() (not after giving up, where a reconnect() is the expected next step).
-      if (current.reason === 'shutdown') this.#warnClosedSend();
-    }
-    const socket = this.#socket;
-    if (socket?.readyState === ReadyState.OPEN && this.#queue.length === 0) {
-      socket.send(message);
-      return 'sent';
-    }
-    return this.#queue.offer(message) ? 'queued' : this.#drop(message, 'queue-full');
+    return this.#sendPath.send(toMessage(data), this.#current, this.#socket);
   }
 
   /**
@@ -424,19 +278,7 @@ export class ReconnectingWebSocket {
    * client, or to keep them, when this one is closed for good.
    */
   drainQueuedMessages(): Message[] {
-    return this.#queue.clear().map((item) => item.data);
-  }
-
-  /**
-   * A message sent after close() waits for reconnect() (as in partysocket); if the client is not used
-   * again it is never sent, which usually means a stale reference. Said once per close().
-   */
-  #warnClosedSend(): void {
-    if (this.#warnedClosedSend) return;
-    this.#warnedClosedSend = true;
-    console.warn(
-      'redialer/websocket: send() was called after close(): the message is queued and goes out only if reconnect() is called (drainQueuedMessages() takes it back; option dropOnClose refuses it instead)',
-    );
+    return this.#sendPath.queue.clear().map((item) => item.data);
   }
 
   /**
@@ -463,7 +305,7 @@ export class ReconnectingWebSocket {
    */
   reconnect(code?: number, reason?: string): void {
     checkCloseCode(code);
-    this.#warnedClosedSend = false;
+    this.#sendPath.rearm();
     if (this.#current.state === 'SHUTDOWN') {
       this.#startSession();
       this.#manager.connect();
@@ -471,7 +313,7 @@ export class ReconnectingWebSocket {
     }
     const manager = this.#manager;
     const state = this.#current.state;
-    if (state === 'READY' || state === 'CONNECTING' || this.#current.pause !== undefined) {
+    if (state === 'READY' || state === 'CONNECTING' || isPaused(this.#current)) {
       this.#releasing = {
         kind: 'reconnect',
         ...(code === undefined ? {} : { code }),
@@ -501,28 +343,7 @@ export class ReconnectingWebSocket {
     listener: Listener<ReconnectingWebSocketEventMap[K]>,
     options?: boolean | ListenerOptions,
   ): void {
-    const list = this.#listeners[type] as Registration[] | undefined;
-    if (list === undefined) return;
-    const { once = false, signal } = typeof options === 'object' ? options : {};
-    if (signal?.aborted === true) return;
-    let detach: (() => void) | undefined;
-    const registration: Registration = {
-      listener,
-      once,
-      get detach() {
-        return detach;
-      },
-    };
-    if (signal !== undefined) {
-      const onAbort = (): void => {
-        this.#unregister(list, registration);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      detach = () => {
-        signal.removeEventListener('abort', onAbort);
-      };
-    }
-    list.push(registration);
+    this.#events.add(type, listener, options);
   }
 
   /** Removes every registration of `listener` for `type` (`options` are accepted and ignored). */
@@ -532,15 +353,12 @@ export class ReconnectingWebSocket {
     options?: boolean | ListenerOptions,
   ): void;
   removeEventListener<K extends EventType>(type: K, listener: Listener<ReconnectingWebSocketEventMap[K]>): void {
-    const list = this.#listeners[type] as Registration[] | undefined;
-    for (const registration of list?.filter((r) => r.listener === listener) ?? [])
-      this.#unregister(list ?? [], registration);
+    this.#events.remove(type, listener);
   }
 
   /** Calls the listeners of `event.type` (not the `on…` handler), as reconnecting-websocket does. */
   dispatchEvent(event: WebSocketEventLike): boolean {
-    const list = (this.#listeners as Partial<Record<string, Registration[]>>)[event.type];
-    if (list !== undefined) this.#dispatch(list, event);
+    this.#events.dispatch(event.type, event);
     return true;
   }
 
@@ -608,12 +426,11 @@ export class ReconnectingWebSocket {
       this.#stopWatching?.();
       this.#stopWatching = undefined;
     }
-    const paused = snapshot.state === 'IDLE' && snapshot.paused === true;
-    this.#current = { ...snapshot, pause: paused ? { reason: 'offline' } : undefined };
+    this.#current = snapshot;
     // Taken before the publish: a subscriber that restarts the socket queues for the new session.
-    const dropped = snapshot.state === 'SHUTDOWN' && this.#options.dropOnClose ? this.#queue.clear() : [];
-    this.#publish(this.#current);
-    for (const item of dropped) this.#drop(item.data, 'closed');
+    const dropped = this.#sendPath.takeOnShutdown(snapshot);
+    this.#publish(snapshot);
+    this.#sendPath.dropClosed(dropped);
   }
 
   /**
@@ -653,7 +470,7 @@ export class ReconnectingWebSocket {
         this.#socket = socket;
         // Queued messages go first, before READY is announced: a send() from a state$ subscriber or
         // from onopen comes after them and is never refused by a queue that is about to drain.
-        this.#flush(socket);
+        this.#sendPath.flush(socket);
         this.#startHeartbeat(socket, control);
       },
       open: (_socket, event) => {
@@ -701,58 +518,15 @@ export class ReconnectingWebSocket {
 
   #ended(close: CloseEventLike, errorEvent: ErrorEventLike | undefined, opened: boolean): unknown {
     this.#socket = undefined;
-    const options = this.#options;
-    const error = new WebSocketCloseError(close, opened, errorEvent === undefined ? undefined : errorCause(errorEvent));
-    const decision = decideClose(close, options);
-    if (decision.action === 'stop') return permanent(error);
-    if (decision.action === 'server-backoff') {
-      // The manager waits at least this long (longer if its own backoff says so) in TRANSIENT_FAILURE.
-      // With serverHints 'exact' a hint is the wait itself (the manager keeps it within the backoff's bounds).
-      const exact = options.serverHints === 'exact' ? decision.hintMs : undefined;
-      // A 1012/1013 means "not at once": at least the first wait, or the server's longer hint. The
-      // manager cuts it to maxRetryAfter and spreads it, as it does every server hint.
-      return retryAfter(error, exact ?? Math.max(options.minDelay, decision.hintMs ?? 0));
-    }
-    return error;
+    return closeOutcome(close, errorEvent, opened, this.#options);
   }
 
   /** How to let go of the live socket: as close() or reconnect() asked, or (a cut attempt) as a timeout. */
   #released(socket: WebSocketLike, opened: boolean): Release {
     const releasing = this.#releasing;
-    if (releasing?.kind === 'close' && opened) {
-      // As partysocket 1.3: the close event, with the code and reason given, is dispatched within
-      // close(), so that it is never lost to listeners detached right after, and never comes after a
-      // later reconnect()'s open. The socket finishes its close handshake by itself.
-      const code = releasing.code ?? 1000;
-      const close = new CloseEvent(code, releasing.reason ?? '', this);
-      return { ...pick({ ...releasing, code }), events: [['close', close]] };
-    }
-    if (releasing?.kind === 'close') {
-      // A socket still connecting fails, as the WebSocket API says (1006; Node 22's never fires close).
-      return { ...pick(releasing), events: [['close', abnormalClose()]] };
-    }
-    if (releasing?.kind === 'reconnect') {
-      // As the peers: the old socket's close is dispatched now, and nothing more of it; readyState
-      // shows it CLOSING until it has closed or the new socket opens.
-      this.#abandoned = socket;
-      const code = releasing.code ?? 1000;
-      const close = new CloseEvent(code, releasing.reason ?? '', this);
-      return { ...pick({ ...releasing, code }), events: [['close', close]] };
-    }
-    // The manager has already moved on when it lets go of an attempt (its state is set before its
-    // effects run): a cut at the deadline shows as a ConnectTimeoutError.
-    const manager = this.#manager.snapshot;
-    if (manager.state !== 'CONNECTING' && isConnectTimeoutError(manager.lastError)) {
-      // reconnecting-websocket's TIMEOUT error, then a close.
-      return {
-        events: [
-          ['error', new ErrorEvent(new Error('TIMEOUT'), this)],
-          ['close', abnormalClose('timeout')],
-        ],
-      };
-    }
-    // A socket that lost a race of several URLs (another one opened first): dropped quietly.
-    return { events: [] };
+    // readyState shows the socket reconnect() let go of CLOSING until it has closed or the new one opens.
+    if (releasing?.kind === 'reconnect') this.#abandoned = socket;
+    return releaseOf(releasing, opened, this.#manager.snapshot, this);
   }
 
   #announce(events: readonly AnnouncedEvent[]): void {
@@ -774,7 +548,7 @@ export class ReconnectingWebSocket {
   #onOnline(manager: ConnectionManager<WebSocketLike>): void {
     if (manager !== this.#manager) return;
     this.#heartbeat?.check();
-    if (this.#current.pause !== undefined || manager.snapshot.state !== 'TRANSIENT_FAILURE') {
+    if (isPaused(this.#current) || manager.snapshot.state !== 'TRANSIENT_FAILURE') {
       if (this.#options.pauseWhileOffline) manager.resume();
     } else if (!isRetryAfterError(this.#current.lastError)) {
       // Coming back online retries at once, but a wait the server asked for is respected.
@@ -793,64 +567,14 @@ export class ReconnectingWebSocket {
       manager.resetBackoff();
   }
 
-  #flush(socket: WebSocketLike): void {
-    for (
-      let item = this.#queue.peek();
-      item !== undefined && socket.readyState === ReadyState.OPEN;
-      item = this.#queue.peek()
-    ) {
-      socket.send(item.data);
-      this.#queue.shift();
-    }
-  }
-
-  #drop(data: Message, reason: DropReason): 'rejected' {
-    this.#emit('drop', { type: 'drop', data, reason });
-    return 'rejected';
-  }
-
   #emit<K extends EventType>(type: K, event: ReconnectingWebSocketEventMap[K]): void {
-    const handler = this[`on${type}`] as EventHandler<ReconnectingWebSocketEventMap[K]> | null;
-    if (handler !== null) this.#call(handler, event);
-    this.#dispatch(this.#listeners[type], event);
-  }
-
-  #dispatch(list: Registration[], event: unknown): void {
-    for (const registration of list.slice()) {
-      if (!list.includes(registration)) continue; // removed by an earlier listener
-      if (registration.once) this.#unregister(list, registration);
-      this.#call(registration.listener, event);
-    }
-  }
-
-  #unregister(list: Registration[], registration: Registration): void {
-    const i = list.indexOf(registration);
-    if (i === -1) return;
-    list.splice(i, 1);
-    registration.detach?.();
-  }
-
-  #call<E>(listener: Listener<E>, event: E): void {
-    try {
-      if (typeof listener === 'function') listener.call(this, event);
-      else listener.handleEvent(event);
-    } catch (error) {
-      this.#report(error);
-    }
+    this.#events.emit(type, event, this[`on${type}`] as EventHandler<ReconnectingWebSocketEventMap[K]> | null);
   }
 
   /** An exception of the application's code must not break the state machine, nor be swallowed. */
   #report(error: unknown): void {
     reportUnhandledError(error, this.#options.onUnhandledError);
   }
-}
-
-/** The close code and reason of a release, without undefined members. */
-function pick(release: { readonly code?: number; readonly reason?: string }): { code?: number; reason?: string } {
-  return {
-    ...(release.code === undefined ? {} : { code: release.code }),
-    ...(release.reason === undefined ? {} : { reason: release.reason }),
-  };
 }
 
 // `[Symbol.dispose]()` is `close()`, for `using` declarations; typed where the consumer's lib has it.

@@ -24,7 +24,7 @@ import { DEFAULT_PERMANENT_CLOSE_CODES } from './close-policy.js';
 import type { EnvironmentLike } from './environment-watch.js';
 import type { HeartbeatConfig, HeartbeatOptions } from './heartbeat.js';
 import { toMessage } from './message-payload.js';
-import type { CloseEventLike, WebSocketConstructor } from './websocket-types.js';
+import type { CloseEventLike, ProtocolsProvider, UrlProvider, WebSocketConstructor } from './websocket-types.js';
 
 const SERVER_HINT_MODES = ['at-least', 'exact'] as const;
 
@@ -108,7 +108,7 @@ export interface ReconnectingWebSocketOptions {
   /** partysocket's name for `shouldReconnect`; give one or the other. */
   shouldReconnectOnClose?(event: CloseEventLike): boolean;
   /**
-   * While `navigator.onLine === false`, park attempts (state IDLE, `pause.reason` 'offline') and
+   * While `navigator.onLine === false`, park attempts (state IDLE with `paused: true`) and
    * reconnect at once on `online`. @defaultValue true
    */
   readonly pauseWhileOffline?: boolean;
@@ -179,8 +179,6 @@ export interface ResolvedWebSocketOptions {
   readonly WebSocket: WebSocketConstructor;
   readonly backoff: BackoffPolicy;
   readonly minDelay: number;
-  readonly maxDelay: number;
-  readonly jitter: number;
   readonly minUptime: number;
   readonly backoffAfterLoss: boolean;
   readonly connectionTimeout: number;
@@ -315,8 +313,6 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
     WebSocket: resolveWebSocketClass(raw['WebSocket']),
     backoff: grpcBackoff({ initialBackoff: minDelay, maxBackoff: maxDelay, multiplier, jitter }),
     minDelay,
-    maxDelay,
-    jitter,
     minUptime: optionalNumber('minUptime', raw['minUptime'], d.minUptime, { min: 0, max: MAX_DELAY_MS }),
     backoffAfterLoss: optionalBoolean('backoffAfterLoss', raw['backoffAfterLoss'], true),
     connectionTimeout: optionalNumber('connectionTimeout', raw['connectionTimeout'], d.connectionTimeout, {
@@ -369,4 +365,50 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
     attemptSpacing: resolveAttemptSpacing('attemptSpacing', raw['attemptSpacing']),
     onUnhandledError: optionalFunction('onUnhandledError', raw['onUnhandledError']),
   };
+}
+
+/** Checks the constructor's `url`: a URL, a function returning one, or a non-empty list of URLs. */
+export function checkUrl(url: UrlProvider | readonly string[]): void {
+  if (
+    Array.isArray(url)
+      ? url.length === 0 || url.some((u) => typeof u !== 'string')
+      : typeof url !== 'string' && typeof url !== 'function'
+  ) {
+    throw new TypeError(
+      `redialer: url must be a string, a function returning one, or a non-empty array of strings, got ${typeof url}`,
+    );
+  }
+}
+
+/** Whether `url` is several URLs of the same service (raced as happyEyeballs() races addresses). */
+export function isUrlList(url: UrlProvider | readonly string[]): url is readonly string[] {
+  return Array.isArray(url);
+}
+
+/**
+ * Checks the constructor's `protocols` and returns them as they are passed to each socket: as in the
+ * peers, only when given (null or an empty list means none).
+ */
+export function resolveProtocols(protocols: ProtocolsProvider | undefined): ProtocolsProvider | undefined {
+  if (
+    protocols !== undefined &&
+    protocols !== null &&
+    typeof protocols !== 'string' &&
+    typeof protocols !== 'function' &&
+    !Array.isArray(protocols)
+  ) {
+    throw new TypeError(
+      `redialer: protocols must be a string, an array of strings or a function returning one, got ${typeof protocols}`,
+    );
+  }
+  return protocols === null || (Array.isArray(protocols) && protocols.length === 0) ? undefined : protocols;
+}
+
+/** Checks the code of close() and reconnect(): 1000 or 3000-4999, as the WebSocket API allows. */
+export function checkCloseCode(code: number | undefined): void {
+  if (code === undefined) return;
+  checkNumber('code', code, { integer: true, min: 1000, max: 4999 });
+  if (code !== 1000 && code < 3000) {
+    throw new RangeError(`redialer: close code must be 1000 or in 3000-4999, got ${String(code)}`);
+  }
 }

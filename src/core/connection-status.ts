@@ -17,8 +17,7 @@ import { checkOptionsObject, optionalNumber, optionalScheduler } from '../intern
  *   before its first connection, such as a lazy gRPC channel).
  * - `reconnecting`: was connected, lost it, and is trying again (or idle after the loss).
  * - `offline`: the source holds its attempts until the network is back instead of retrying: IDLE with
- *   `paused: true` (`pause()`, which `ReconnectingWebSocket` calls while the browser is offline), or
- *   with `pause: { reason: 'offline' }`.
+ *   `paused: true` (`pause()`, which `ReconnectingWebSocket` calls while the browser is offline).
  * - `failed`: gave up for good (SHUTDOWN); no more attempts.
  */
 export type ConnectionPhase = 'connected' | 'connecting' | 'reconnecting' | 'offline' | 'failed';
@@ -55,14 +54,14 @@ export interface ConnectionStatusOptions {
   readonly scheduler?: SchedulerLike;
 }
 
-/** What {@link connectionStatus} reads: a snapshot; IDLE with `paused: true` (or `pause.reason` 'offline') is offline. */
-export type StatusSnapshot = ConnectionSnapshot & { readonly pause?: { readonly reason: string } | undefined };
+/** What {@link connectionStatus} reads: a manager's snapshot, of any transport; IDLE with `paused: true` is offline. */
+export type StatusSnapshot = ConnectionSnapshot;
 
 /** Default of {@link ConnectionStatusOptions.graceMs}: 5 s, as Stream's and Liveblocks' SDKs use. */
 export const DEFAULT_GRACE_MS = 5000;
 
 function isOffline(snapshot: StatusSnapshot): boolean {
-  return snapshot.state === 'IDLE' && (snapshot.paused === true || snapshot.pause?.reason === 'offline');
+  return snapshot.state === 'IDLE' && snapshot.paused === true;
 }
 
 /**

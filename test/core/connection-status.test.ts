@@ -2,7 +2,6 @@
  * connectionStatus() and connectionEvents() as marble diagrams on RxJS's TestScheduler.
  *
  * Snapshot letters (input): i IDLE, c CONNECTING, r READY, t TRANSIENT_FAILURE, o IDLE paused (offline),
- * p IDLE with ReconnectingWebSocket's `pause: { reason: 'offline' }`,
  * s SHUTDOWN after a permanent failure, x SHUTDOWN by shutdown().
  * Status letters (output): C connected; n/N connecting, r/R reconnecting, O offline, f/F failed —
  * lower case hidden (visible: false), upper case shown (visible: true).
@@ -31,7 +30,6 @@ const SNAPSHOTS: Record<string, StatusSnapshot> = {
   r: { state: 'READY', since: 0, attempt: 1, lastError: undefined, connection: 'conn' },
   t: { state: 'TRANSIENT_FAILURE', since: 0, attempt: 1, lastError: refused, nextAttemptAt: 1000 },
   o: { state: 'IDLE', since: 0, attempt: 1, lastError: refused, paused: true },
-  p: { state: 'IDLE', since: 0, attempt: 1, lastError: refused, pause: { reason: 'offline' } },
   s: { state: 'SHUTDOWN', since: 0, attempt: 1, lastError: fatal, reason: 'permanent-failure' },
   x: { state: 'SHUTDOWN', since: 0, attempt: 1, lastError: undefined, reason: 'shutdown' },
 };
@@ -101,7 +99,7 @@ describe('connectionStatus: phases', () => {
         '10ms l 109ms b',
         EVENT_VALUES,
       );
-      expectObservable(codes(connectionStatus(cold<StatusSnapshot>('t 9ms p', SNAPSHOTS), { scheduler: ts }))).toBe(
+      expectObservable(codes(connectionStatus(cold<StatusSnapshot>('t 9ms o', SNAPSHOTS), { scheduler: ts }))).toBe(
         'n 9ms O',
         STATUS_VALUES,
       );

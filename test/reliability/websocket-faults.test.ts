@@ -5,7 +5,11 @@
  * timeouts are short; every assertion is on order, counts and lower bounds, never on speed.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ClientWebSocket, clientWebSocketName, hasProtocolPing } from '../adapters/websocket/support/client-websocket.js';
+import {
+  ClientWebSocket,
+  clientWebSocketName,
+  hasProtocolPing,
+} from '../adapters/websocket/support/client-websocket.js';
 import { isConnectTimeoutError } from '../../src/index.js';
 import {
   type DropEvent,

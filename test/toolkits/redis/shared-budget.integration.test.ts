@@ -6,7 +6,11 @@ import { Redis } from 'ioredis';
 import { defer, firstValueFrom, throwError } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionManager, constantBackoff } from '../../../src/index.js';
-import { sharedRatioBudget, sharedTokenBucketBudget, type SharedRetryBudget } from '../../../src/toolkits/redis/index.js';
+import {
+  sharedRatioBudget,
+  sharedTokenBucketBudget,
+  type SharedRetryBudget,
+} from '../../../src/toolkits/redis/index.js';
 import {
   HttpResponseError,
   budgetedConnector,

@@ -14,4 +14,5 @@ export declare const PRIVATE_FOLDERS: readonly {
   readonly name: string;
   readonly owner: string;
 }[];
+export declare const ENTRIES: readonly { readonly file: string; readonly may: readonly string[] }[];
 export declare function layeringConfig(): Linter.Config[];

@@ -49,6 +49,12 @@ export const LAYERS = [
   { folder: 'tools/cli', name: 'cli', may: ['tools/simulator'] },
 ];
 
+/** The entries whose index gathers several layers, and the layers each may re-export. */
+export const ENTRIES = [
+  { file: 'src/index.ts', may: ['core', 'backoff', 'connectors', 'errors', 'internal'] },
+  { file: 'src/core/index.ts', may: ['core', 'backoff', 'connectors', 'errors', 'internal'] },
+];
+
 /** The grpc-js workaround layer belongs to the gRPC adapter: nothing else reaches into it. */
 export const PRIVATE_FOLDERS = [
   { folder: 'adapters/grpc/grpc-js-workarounds', name: 'grpc-js-workarounds', owner: 'adapters/grpc' },
@@ -82,25 +88,30 @@ export function layeringConfig() {
     }
     blocks.push({
       files: [`src/${layer.folder}/**/*.ts`],
+      ignores: ENTRIES.map((entry) => entry.file),
       rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
     });
   }
-  // The root entry: the application tier, built from the library's lower layers only.
-  blocks.push({
-    files: ['src/index.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: LAYERS.filter(
-            (layer) => !['core', 'backoff', 'connectors', 'errors', 'internal'].includes(layer.folder),
-          ).map((layer) => ({
-            regex: `^\\./${parentOf(layer)}${escape(layer.name)}/`,
-            message: `the root entry may not import src/${layer.folder}: it has a subpath of its own.`,
-          })),
-        },
-      ],
-    },
-  });
+  // The entries that gather several layers: the root (what an application uses) and redialer/machine
+  // (src/core/index.ts, the advanced tier of building blocks). Each may re-export the lower layers only.
+  for (const entry of ENTRIES) {
+    const forbidden = LAYERS.filter(
+      (layer) => !entry.may.includes(layer.folder) && `src/${layer.folder}/index.ts` !== entry.file,
+    );
+    blocks.push({
+      files: [entry.file],
+      rules: {
+        '@typescript-eslint/no-restricted-imports': [
+          'error',
+          {
+            patterns: forbidden.map((layer) => ({
+              regex: `^(\\./|(\\.\\./)+)${parentOf(layer)}${escape(layer.name)}/`,
+              message: `the entry ${entry.file} may not import src/${layer.folder}: it has a subpath of its own.`,
+            })),
+          },
+        ],
+      },
+    });
+  }
   return blocks;
 }

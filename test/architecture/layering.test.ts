@@ -78,13 +78,23 @@ describe('the layering of src/', () => {
     }
   });
 
-  it('builds the root entry from the lower layers only', () => {
+  it('builds the root entry and redialer/machine from the lower layers only', () => {
     expect(violations('index.ts', './core/connection-manager.js')).toEqual([]);
+    expect(violations('index.ts', './connectors/happy-eyeballs.js')).toEqual([]);
     expect(violations('index.ts', './adapters/grpc/index.js')).toEqual([
-      expect.stringContaining('the root entry may not import src/adapters/grpc'),
+      expect.stringContaining('the entry src/index.ts may not import src/adapters/grpc'),
     ]);
     expect(violations('index.ts', './testing/index.js')).toEqual([
-      expect.stringContaining('the root entry may not import src/testing'),
+      expect.stringContaining('the entry src/index.ts may not import src/testing'),
+    ]);
+    // src/core/index.ts is redialer/machine: it gathers building blocks, connectors' among them,
+    // which the rest of src/core may not import.
+    expect(violations('core/index.ts', '../connectors/interleave-families.js')).toEqual([]);
+    expect(violations('core/connection-manager.ts', '../connectors/interleave-families.js')).toEqual([
+      expect.stringContaining('src/core may not import src/connectors'),
+    ]);
+    expect(violations('core/index.ts', '../toolkits/retry/index.js')).toEqual([
+      expect.stringContaining('the entry src/core/index.ts may not import src/toolkits/retry'),
     ]);
   });
 });

@@ -14,20 +14,14 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { grpcBackoff } from '../../src/index.js';
-import { isConnectionFailedError, ManagedChannel } from '../../src/adapters/grpc/index.js';
-import { AttemptGate } from '../../src/adapters/grpc/grpc-js-workarounds/attempt-gate.js';
-import { startFaultProxy } from '../../src/testing/fault-proxy.js';
-import { countClientSockets } from '../adapters/grpc/support/client-sockets.js';
-import { record, until } from '../adapters/grpc/support/record.js';
-import {
-  createTestClient,
-  echo,
-  startTestServer,
-  type TestClient,
-  type TestServer,
-} from '../adapters/grpc/support/service.js';
-import { refusedPort } from '../support/refused-port.js';
+import { grpcBackoff } from '../../../src/index.js';
+import { isConnectionFailedError, ManagedChannel } from '../../../src/adapters/grpc/index.js';
+import { AttemptGate } from '../../../src/adapters/grpc/grpc-js-workarounds/attempt-gate.js';
+import { startFaultProxy } from '../../../src/testing/fault-proxy.js';
+import { countClientSockets } from './support/client-sockets.js';
+import { record, until } from './support/record.js';
+import { createTestClient, echo, startTestServer, type TestClient, type TestServer } from './support/service.js';
+import { refusedPort } from '../../support/refused-port.js';
 
 const insecure = credentials.createInsecure();
 const FAST = {
@@ -38,7 +32,7 @@ const FAST = {
 };
 /** Longer than grpc-js's first subchannel backoff (1 s + 20 % jitter), the time a stray reconnect would take. */
 const LINGER = 1600;
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {

@@ -12,7 +12,7 @@ import {
   grpcBackoff,
   isConnectionClosedError,
   isConnectTimeoutError,
-} from '../../src/index.js';
+} from '../../../src/index.js';
 import {
   http2Connector,
   isConnectionFailedError,
@@ -20,9 +20,9 @@ import {
   ManagedChannel,
   type ManagedChannelOptions,
   ResilientStream,
-} from '../../src/adapters/grpc/index.js';
-import { countClientSockets } from '../adapters/grpc/support/client-sockets.js';
-import { onSchedule, record, until, waitsAfterAttempts } from '../adapters/grpc/support/record.js';
+} from '../../../src/adapters/grpc/index.js';
+import { countClientSockets } from './support/client-sockets.js';
+import { onSchedule, record, until, waitsAfterAttempts } from './support/record.js';
 import {
   type CountRequest,
   type CountHandler,
@@ -32,8 +32,8 @@ import {
   startTestServer,
   type TestServer,
   type Tick,
-} from '../adapters/grpc/support/service.js';
-import { type Fault, type FaultProxy, startFaultProxy } from '../../src/testing/fault-proxy.js';
+} from './support/service.js';
+import { type Fault, type FaultProxy, startFaultProxy } from '../../../src/testing/fault-proxy.js';
 
 const insecure = credentials.createInsecure();
 // random pinned at 0.5: every wait is exactly nominal (100, 160, 256, 409.6 … ms).

@@ -19,8 +19,8 @@ import fc from 'fast-check';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionManager, type ConnectionSnapshot, grpcBackoff } from '../../src/index.js';
 import { ManagedChannel, http2Connector } from '../../src/adapters/grpc/index.js';
-import { countClientSockets } from '../adapters/grpc/support/client-sockets.js';
-import { record } from '../adapters/grpc/support/record.js';
+import { countClientSockets } from '../support/grpc/client-sockets.js';
+import { record } from '../support/grpc/record.js';
 import { type ScheduleRules, scheduleViolations } from '../support/connection-schedule.js';
 import { type ScriptedBehaviour, type ScriptedServer, startScriptedServer } from './support/scripted-h2-server.js';
 

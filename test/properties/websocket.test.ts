@@ -33,7 +33,7 @@ import {
   longestAllowedWait,
   scheduleViolations,
 } from '../support/connection-schedule.js';
-import { FakeEnvironment, FakeSocket } from '../adapters/websocket/support/fake-websocket.js';
+import { FakeEnvironment, FakeSocket } from '../support/websocket/fake-websocket.js';
 import {
   HUGE_HINT,
   type Hint,

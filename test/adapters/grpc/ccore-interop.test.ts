@@ -13,10 +13,10 @@ import {
   isGoawayError,
   ManagedChannel,
 } from '../../../src/adapters/grpc/index.js';
-import { ccore, describeCCore, onCleanup } from './support/ccore-suite.js';
-import { countClientSockets } from './support/client-sockets.js';
-import { onSchedule, record, until, waitsAfterAttempts } from './support/record.js';
-import { createTestClient, echo, type TestClient, type Tick } from './support/service.js';
+import { ccore, describeCCore, onCleanup } from '../../support/grpc/ccore-suite.js';
+import { countClientSockets } from '../../support/grpc/client-sockets.js';
+import { onSchedule, record, until, waitsAfterAttempts } from '../../support/grpc/record.js';
+import { createTestClient, echo, type TestClient, type Tick } from '../../support/grpc/service.js';
 
 const insecure = credentials.createInsecure();
 // random pinned at 0.5: every wait is exactly nominal (100, 160, 256 … ms).

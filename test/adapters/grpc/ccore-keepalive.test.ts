@@ -16,10 +16,10 @@ import {
   ManagedChannel,
   type ManagedChannelOptions,
 } from '../../../src/adapters/grpc/index.js';
-import { ccore, describeCCore, onCleanup } from './support/ccore-suite.js';
-import type { FrameCounter } from './support/frame-counter.js';
-import { record, until } from './support/record.js';
-import { createTestClient, echo, type Tick } from './support/service.js';
+import { ccore, describeCCore, onCleanup } from '../../support/grpc/ccore-suite.js';
+import type { FrameCounter } from '../../support/grpc/frame-counter.js';
+import { record, until } from '../../support/grpc/record.js';
+import { createTestClient, echo, type Tick } from '../../support/grpc/service.js';
 
 const insecure = credentials.createInsecure();
 const FAST = {

@@ -21,8 +21,8 @@ import {
   type ManagedChannelOptions,
   ResilientStream,
 } from '../../../src/adapters/grpc/index.js';
-import { countClientSockets } from './support/client-sockets.js';
-import { onSchedule, record, until, waitsAfterAttempts } from './support/record.js';
+import { countClientSockets } from '../../support/grpc/client-sockets.js';
+import { onSchedule, record, until, waitsAfterAttempts } from '../../support/grpc/record.js';
 import {
   type CountRequest,
   type CountHandler,
@@ -32,7 +32,7 @@ import {
   startTestServer,
   type TestServer,
   type Tick,
-} from './support/service.js';
+} from '../../support/grpc/service.js';
 import { type Fault, type FaultProxy, startFaultProxy } from '../../../src/testing/fault-proxy.js';
 
 const insecure = credentials.createInsecure();

@@ -22,8 +22,8 @@ import {
   isGracefulEnd,
 } from '../../../src/index.js';
 import { http2Connector, ManagedChannel } from '../../../src/adapters/grpc/index.js';
-import { type GracefulPlan, type GracefulServer, startGracefulServer } from './support/graceful-server.js';
-import { record, until } from './support/record.js';
+import { type GracefulPlan, type GracefulServer, startGracefulServer } from '../../support/grpc/graceful-server.js';
+import { record, until } from '../../support/grpc/record.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {

@@ -16,7 +16,7 @@ import {
 } from '../../../src/index.js';
 import { http2Connector, isGoawayError, isKeepaliveTimeoutError } from '../../../src/adapters/grpc/index.js';
 import { createVirtualClock } from '../../../src/testing/index.js';
-import { record, until } from './support/record.js';
+import { record, until } from '../../support/grpc/record.js';
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
 const cleanup: (() => unknown)[] = [];

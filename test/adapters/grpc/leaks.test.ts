@@ -13,8 +13,8 @@ import { credentials, Metadata } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConnectionManager, grpcBackoff } from '../../../src/index.js';
 import { http2Connector, ManagedChannel, ResilientStream } from '../../../src/adapters/grpc/index.js';
-import { until } from './support/record.js';
-import { type CountRequest, createTestClient, echo, startTestServer, type Tick } from './support/service.js';
+import { until } from '../../support/grpc/record.js';
+import { type CountRequest, createTestClient, echo, startTestServer, type Tick } from '../../support/grpc/service.js';
 import { excessOver, settled, silentListener } from '../../support/active-resources.js';
 import { refusedPort } from '../../support/refused-port.js';
 

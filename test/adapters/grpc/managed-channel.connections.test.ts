@@ -18,9 +18,15 @@ import { grpcBackoff } from '../../../src/index.js';
 import { isConnectionFailedError, ManagedChannel } from '../../../src/adapters/grpc/index.js';
 import { AttemptGate } from '../../../src/adapters/grpc/grpc-js-workarounds/attempt-gate.js';
 import { startFaultProxy } from '../../../src/testing/fault-proxy.js';
-import { countClientSockets } from './support/client-sockets.js';
-import { record, until } from './support/record.js';
-import { createTestClient, echo, startTestServer, type TestClient, type TestServer } from './support/service.js';
+import { countClientSockets } from '../../support/grpc/client-sockets.js';
+import { record, until } from '../../support/grpc/record.js';
+import {
+  createTestClient,
+  echo,
+  startTestServer,
+  type TestClient,
+  type TestServer,
+} from '../../support/grpc/service.js';
 import { refusedPort } from '../../support/refused-port.js';
 
 const insecure = credentials.createInsecure();

@@ -6,7 +6,7 @@ import { createVirtualClock } from '../../../src/testing/index.js';
 import { isConnectionFailedError, ManagedChannel, managedChannelFactory } from '../../../src/adapters/grpc/index.js';
 import { ipLiteralTarget } from '../../../src/adapters/grpc/grpc-js-workarounds/grpc-channel-connector.js';
 import { reconnectBackoff } from '../../../src/adapters/grpc/reconnect-backoff.js';
-import { onSchedule, record, until, waitsAfterAttempts } from './support/record.js';
+import { onSchedule, record, until, waitsAfterAttempts } from '../../support/grpc/record.js';
 import {
   createTestClient,
   echo,
@@ -14,7 +14,7 @@ import {
   type TestClient,
   type TestServer,
   type Tick,
-} from './support/service.js';
+} from '../../support/grpc/service.js';
 
 const insecure = credentials.createInsecure();
 // random pinned at 0.5: every wait is exactly nominal (100, 160, 256, 409.6 … ms).

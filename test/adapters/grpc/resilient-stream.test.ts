@@ -3,7 +3,7 @@ import { firstValueFrom, lastValueFrom, take, timeout, toArray } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { grpcBackoff } from '../../../src/index.js';
 import { isStreamStatusError, ManagedChannel, ResilientStream } from '../../../src/adapters/grpc/index.js';
-import { onSchedule, record, until, waitsAfterAttempts } from './support/record.js';
+import { onSchedule, record, until, waitsAfterAttempts } from '../../support/grpc/record.js';
 import {
   type CountHandler,
   type CountRequest,
@@ -12,7 +12,7 @@ import {
   type TestClient,
   type TestServer,
   type Tick,
-} from './support/service.js';
+} from '../../support/grpc/service.js';
 
 const insecure = credentials.createInsecure();
 const fast = {

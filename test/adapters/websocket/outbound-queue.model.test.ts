@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { createVirtualClock } from '../../../src/testing/index.js';
 import { type DropEvent, ReconnectingWebSocket, type SendStatus } from '../../../src/adapters/websocket/index.js';
-import { FakeEnvironment, type FakeSocket, fakeWebSocketClass } from './support/fake-websocket.js';
+import { FakeEnvironment, type FakeSocket, fakeWebSocketClass } from '../../support/websocket/fake-websocket.js';
 
 interface Real {
   readonly clock: ReturnType<typeof createVirtualClock>;

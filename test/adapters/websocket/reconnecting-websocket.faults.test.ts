@@ -5,7 +5,7 @@
  * timeouts are short; every assertion is on order, counts and lower bounds, never on speed.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ClientWebSocket, clientWebSocketName, hasProtocolPing } from './support/client-websocket.js';
+import { ClientWebSocket, clientWebSocketName, hasProtocolPing } from '../../support/websocket/client-websocket.js';
 import { isConnectTimeoutError } from '../../../src/index.js';
 import {
   type DropEvent,
@@ -17,9 +17,9 @@ import {
   isHeartbeatTimeoutError,
   isWebSocketCloseError,
 } from '../../../src/adapters/websocket/index.js';
-import { onSchedule, waitsAfterAttempts } from '../grpc/support/record.js';
+import { onSchedule, waitsAfterAttempts } from '../../support/grpc/record.js';
 import { type FaultProxy, startFaultProxy } from '../../../src/testing/fault-proxy.js';
-import { type TestServer, startServer } from './support/ws-server.js';
+import { type TestServer, startServer } from '../../support/websocket/ws-server.js';
 
 /** No jitter (random pinned at 0.5 with jitter 0): every wait is nominal, 100, 200, 400 … ms. */
 const FAST: ReconnectingWebSocketOptions = {

@@ -8,7 +8,7 @@ import { MAX_DELAY_MS, isRetryAfterError } from '../../../src/index.js';
 import { createVirtualClock } from '../../../src/testing/index.js';
 import { ReconnectingWebSocket } from '../../../src/adapters/websocket/index.js';
 import { anything, expectNamed, finiteIn, hostileText } from '../../support/hostile-input.js';
-import { FakeEnvironment, fakeWebSocketClass } from './support/fake-websocket.js';
+import { FakeEnvironment, fakeWebSocketClass } from '../../support/websocket/fake-websocket.js';
 
 describe('hostile server hints through the real paths: never a NaN, infinite or negative sleep', () => {
   it('WebSocket close reasons (1012/1013, any reason): the adapter waits a finite time within [minDelay, maxDelay], with one timer', () => {

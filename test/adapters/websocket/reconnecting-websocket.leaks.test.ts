@@ -11,8 +11,8 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ReconnectingWebSocket } from '../../../src/adapters/websocket/index.js';
-import { until } from '../grpc/support/record.js';
-import { startServer } from './support/ws-server.js';
+import { until } from '../../support/grpc/record.js';
+import { startServer } from '../../support/websocket/ws-server.js';
 import { excessOver, settled, silentListener } from '../../support/active-resources.js';
 import { refusedPort } from '../../support/refused-port.js';
 

@@ -1,4 +1,4 @@
-import type { CloseEventLike, Message, WebSocketLike } from '../../../../src/adapters/websocket/index.js';
+import type { CloseEventLike, Message, WebSocketLike } from '../../../src/adapters/websocket/index.js';
 
 type Listener = (event: never) => void;
 

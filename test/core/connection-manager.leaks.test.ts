@@ -2,18 +2,10 @@
  * Leak checks on real timers: shutdown leaves no active handle behind; and, in a child process, a
  * manager's options are collectable once the manager is gone.
  */
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { NEVER, Observable, throwError } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { ConnectionManager } from '../../src/index.js';
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const run = promisify(execFile);
-const fixture = (name: string) => join(root, 'test/fixtures', name);
+import { fixture, requireDist, runNode } from '../support/child-process.js';
 
 const timeouts = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 
@@ -60,12 +52,8 @@ describe('leaks (real timers)', () => {
 
 describe('leaks (child processes, against dist/)', () => {
   it("a manager's options (its connector and what it holds) are collectable once the manager is gone", async () => {
-    if (!existsSync(join(root, 'dist/index.js')))
-      throw new Error('dist/ is missing: run `npm run build` (npm test does)');
-    const { stdout } = await run(process.execPath, ['--expose-gc', fixture('options-retention.mjs')], {
-      timeout: 15_000,
-      cwd: root,
-    });
+    requireDist();
+    const { stdout } = await runNode(['--expose-gc', fixture('options-retention.mjs')], 15_000);
     expect(stdout).toBe('collected');
   });
 });

@@ -3,6 +3,7 @@
  * the leak checks: a baseline once setup's short-lived timers have ended, and the excess over it.
  */
 import { type AddressInfo, createServer, type Server as NetServer, type Socket } from 'node:net';
+import { listenOnLoopback } from './loopback.js';
 
 const tick = (ms = 10) => new Promise((r) => setTimeout(r, ms));
 /** Timers and TCP handles alive in this process, by kind. */
@@ -53,15 +54,6 @@ export async function silentListener(cleanup: (() => unknown)[]): Promise<{ port
     socket.on('error', () => undefined);
     socket.resume();
   });
-  await new Promise<void>((r) => net.listen(0, '127.0.0.1', r));
-  cleanup.push(
-    () =>
-      new Promise<void>((r) => {
-        for (const s of sockets) s.destroy();
-        net.close(() => {
-          r();
-        });
-      }),
-  );
+  await listenOnLoopback(net, sockets, cleanup);
   return { port: (net.address() as AddressInfo).port };
 }

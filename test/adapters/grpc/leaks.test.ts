@@ -4,19 +4,16 @@
  * retry — no timer or TCP handle created since the start remains (`process.getActiveResourcesInfo()`).
  * And, in child processes, an unref'd ManagedChannel lets Node exit by itself while it keeps retrying.
  */
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { credentials, Metadata } from '@grpc/grpc-js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConnectionManager, grpcBackoff } from '../../../src/index.js';
 import { http2Connector, ManagedChannel, ResilientStream } from '../../../src/adapters/grpc/index.js';
 import { until } from '../../support/grpc/record.js';
 import { type CountRequest, createTestClient, echo, startTestServer, type Tick } from '../../support/grpc/service.js';
 import { excessOver, settled, silentListener } from '../../support/active-resources.js';
 import { refusedPort } from '../../support/refused-port.js';
+import { cleanupAfterEach } from '../../support/cleanup.js';
+import { expectToExitWhileRetrying, fixture, requireDist, runNode } from '../../support/child-process.js';
 
 const insecure = credentials.createInsecure();
 const FAST = {
@@ -25,13 +22,8 @@ const FAST = {
   minUptime: 0,
   random: () => 0.5,
 };
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const run = promisify(execFile);
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = cleanupAfterEach();
 
 describe('adapters leave no handle behind', () => {
   it('ManagedChannel: READY with a call done, mid-attempt (no SETTINGS) and waiting to retry (refused), then close()', async () => {
@@ -130,38 +122,23 @@ describe('adapters leave no handle behind', () => {
 });
 
 describe("unref'd adapters let Node exit by itself (child processes, against dist/)", () => {
-  const fixture = (name: string) => join(root, 'test/fixtures', name);
-
   it.each([['ManagedChannel with unref: true', 'unref-grpc-exit.mjs']])(
     '%s, retrying against a refused port',
     async (_name, file) => {
-      if (!existsSync(join(root, 'dist/adapters/grpc/index.js')))
-        throw new Error('dist/ is missing: run `npm run build` (npm test does)');
-      const port = await refusedPort();
-      const { stdout } = await run(process.execPath, [fixture(file), String(port)], { timeout: 15_000, cwd: root });
-      // It exited while still retrying: the attempts went on until the event loop had nothing else.
-      expect(stdout).toMatch(/exited in (TRANSIENT_FAILURE|CONNECTING) after attempt [2-9]/);
+      await expectToExitWhileRetrying(file);
     },
   );
 
   it("a ManagedChannel waiting out its backoff holds no socket of the attempt that failed (the attempt's error stays)", async () => {
-    if (!existsSync(join(root, 'dist/adapters/grpc/index.js')))
-      throw new Error('dist/ is missing: run `npm run build` (npm test does)');
+    requireDist('dist/adapters/grpc/index.js');
     const port = await refusedPort();
-    const { stdout } = await run(
-      process.execPath,
-      ['--expose-gc', fixture('failed-attempt-retention.mjs'), String(port)],
-      { timeout: 15_000, cwd: root },
-    );
+    const { stdout } = await runNode(['--expose-gc', fixture('failed-attempt-retention.mjs'), String(port)], 15_000);
     expect(stdout).toBe('collected TRANSIENT_FAILURE ECONNREFUSED');
   });
 
   it('the check can fail: the same ManagedChannel without unref keeps Node alive until killed', async () => {
     const port = await refusedPort();
-    const outcome = await run(process.execPath, [fixture('unref-grpc-exit.mjs'), String(port), 'keep-ref'], {
-      timeout: 1500,
-      cwd: root,
-    }).then(
+    const outcome = await runNode([fixture('unref-grpc-exit.mjs'), String(port), 'keep-ref'], 1500).then(
       () => 'exited',
       (error: unknown) => ((error as { killed?: boolean }).killed === true ? 'killed' : String(error)),
     );

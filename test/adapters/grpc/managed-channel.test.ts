@@ -1,6 +1,6 @@
-import { type ChannelOptions, credentials, Metadata, status } from '@grpc/grpc-js';
+import { type ChannelOptions, Metadata, status } from '@grpc/grpc-js';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { grpcBackoff, isConnectTimeoutError, MAX_DELAY_MS } from '../../../src/index.js';
 import { createVirtualClock } from '../../../src/testing/index.js';
 import { isConnectionFailedError, ManagedChannel, managedChannelFactory } from '../../../src/adapters/grpc/index.js';
@@ -15,20 +15,11 @@ import {
   type TestServer,
   type Tick,
 } from '../../support/grpc/service.js';
+import { cleanupAfterEach } from '../../support/cleanup.js';
+import { FAST as fast, insecure } from '../../support/grpc/fast-options.js';
+import { listenOnLoopback } from '../../support/loopback.js';
 
-const insecure = credentials.createInsecure();
-// random pinned at 0.5: every wait is exactly nominal (100, 160, 256, 409.6 … ms).
-const fast = {
-  backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }),
-  minConnectTimeout: 300,
-  minUptime: 0,
-  random: () => 0.5,
-};
-
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = cleanupAfterEach();
 
 function managed(
   address: string,
@@ -64,16 +55,7 @@ async function tcpListener(
     socket.on('error', () => undefined);
     onSocket(socket);
   });
-  await new Promise<void>((resolve) => net.listen(0, '127.0.0.1', resolve));
-  cleanup.push(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of accepted) socket.destroy();
-        net.close(() => {
-          resolve();
-        });
-      }),
-  );
+  await listenOnLoopback(net, accepted, cleanup);
   const address = net.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
   return { address: `127.0.0.1:${String(address.port)}`, accepted, acceptedAt, closed: () => closed };

@@ -3,26 +3,17 @@
  * or waiting to retry — no timer or TCP handle created since the start remains; and, in a child
  * process, one on unrefScheduler lets Node exit by itself while it keeps retrying.
  */
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ReconnectingWebSocket } from '../../../src/adapters/websocket/index.js';
 import { until } from '../../support/grpc/record.js';
 import { startServer } from '../../support/websocket/ws-server.js';
 import { excessOver, settled, silentListener } from '../../support/active-resources.js';
 import { refusedPort } from '../../support/refused-port.js';
+import { cleanupAfterEach } from '../../support/cleanup.js';
+import { expectToExitWhileRetrying } from '../../support/child-process.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const run = promisify(execFile);
-
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = cleanupAfterEach();
 
 describe('adapters leave no handle behind', () => {
   it('ReconnectingWebSocket: open, mid-attempt (upgrade never answered) and waiting to retry, then close()', async () => {
@@ -49,17 +40,10 @@ describe('adapters leave no handle behind', () => {
 });
 
 describe("unref'd adapters let Node exit by itself (child processes, against dist/)", () => {
-  const fixture = (name: string) => join(root, 'test/fixtures', name);
-
   it.each([['ReconnectingWebSocket with scheduler: unrefScheduler', 'unref-websocket-exit.mjs']])(
     '%s, retrying against a refused port',
     async (_name, file) => {
-      if (!existsSync(join(root, 'dist/adapters/grpc/index.js')))
-        throw new Error('dist/ is missing: run `npm run build` (npm test does)');
-      const port = await refusedPort();
-      const { stdout } = await run(process.execPath, [fixture(file), String(port)], { timeout: 15_000, cwd: root });
-      // It exited while still retrying: the attempts went on until the event loop had nothing else.
-      expect(stdout).toMatch(/exited in (TRANSIENT_FAILURE|CONNECTING) after attempt [2-9]/);
+      await expectToExitWhileRetrying(file);
     },
   );
 });

@@ -5,10 +5,13 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { MAX_DELAY_MS, isRetryAfterError } from '../../../src/index.js';
-import { createVirtualClock } from '../../../src/testing/index.js';
 import { ReconnectingWebSocket } from '../../../src/adapters/websocket/index.js';
 import { anything, expectNamed, finiteIn, hostileText } from '../../support/hostile-input.js';
-import { FakeEnvironment, fakeWebSocketClass } from '../../support/websocket/fake-websocket.js';
+import {
+  FakeEnvironment,
+  fakeWebSocketClass,
+  virtualReconnectingWebSocket,
+} from '../../support/websocket/fake-websocket.js';
 
 describe('hostile server hints through the real paths: never a NaN, infinite or negative sleep', () => {
   it('WebSocket close reasons (1012/1013, any reason): the adapter waits a finite time within [minDelay, maxDelay], with one timer', () => {
@@ -18,13 +21,8 @@ describe('hostile server hints through the real paths: never a NaN, infinite or 
         hostileText,
         fc.double({ min: 0, max: 1, noNaN: true }),
         (code, reason, r) => {
-          const clock = createVirtualClock();
-          const fake = fakeWebSocketClass();
-          const socket = new ReconnectingWebSocket('ws://example.test/', undefined, {
-            WebSocket: fake.WebSocket,
-            scheduler: clock.scheduler,
+          const { clock, fake, socket } = virtualReconnectingWebSocket({
             random: () => r,
-            environment: new FakeEnvironment(),
             minReconnectionDelay: 100,
             maxReconnectionDelay: 60_000,
           });
@@ -49,14 +47,7 @@ describe('hostile server hints through the real paths: never a NaN, infinite or 
   it('any close code and reason: the adapter either stops or waits a finite, non-negative time', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1000, max: 4999 }), hostileText, fc.boolean(), (code, reason, opened) => {
-        const clock = createVirtualClock();
-        const fake = fakeWebSocketClass();
-        const socket = new ReconnectingWebSocket('ws://example.test/', undefined, {
-          WebSocket: fake.WebSocket,
-          scheduler: clock.scheduler,
-          random: () => 0.5,
-          environment: new FakeEnvironment(),
-        });
+        const { clock, fake, socket } = virtualReconnectingWebSocket();
         if (opened) fake.last().open();
         fake.last().finish(code, reason, opened);
         const s = socket.snapshot;

@@ -39,6 +39,24 @@ async function server(options?: Parameters<typeof startTestServer>[0]): Promise<
   return s;
 }
 
+/** A server whose count call writes tick 1 and holds the call until `release()` writes tick 2 and ends it. */
+async function holdingServer(
+  serverOptions?: NonNullable<Parameters<typeof startTestServer>[0]>['serverOptions'],
+): Promise<{ s: TestServer; release: () => void }> {
+  let held: (() => void) | undefined;
+  const s = await server({
+    ...(serverOptions === undefined ? {} : { serverOptions }),
+    count: (call) => {
+      call.write({ seq: 1 });
+      held = () => {
+        call.write({ seq: 2 });
+        call.end();
+      };
+    },
+  });
+  return { s, release: () => held?.() };
+}
+
 /** A TCP listener that records accepted sockets (and when) and does `onSocket` with each. */
 async function tcpListener(
   onSocket: (socket: Socket) => void,
@@ -235,17 +253,10 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
   });
 
   it('GOAWAY: a call in flight finishes on the old connection while the channel moves to a new one', async () => {
-    let release: (() => void) | undefined;
-    const s = await server({
-      // The server rotates connections after 300 ms (GOAWAY) and lets calls in flight finish.
-      serverOptions: { 'grpc.max_connection_age_ms': 300, 'grpc.max_connection_age_grace_ms': 5000 },
-      count: (call) => {
-        call.write({ seq: 1 });
-        release = () => {
-          call.write({ seq: 2 });
-          call.end();
-        };
-      },
+    // The server rotates connections after 300 ms (GOAWAY) and lets calls in flight finish.
+    const { s, release } = await holdingServer({
+      'grpc.max_connection_age_ms': 300,
+      'grpc.max_connection_age_grace_ms': 5000,
     });
     const { channel, client } = managed(s.address);
     const log = record(channel.state$);
@@ -263,7 +274,7 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
     // After the GOAWAY the manager leaves READY and establishes a new connection.
     await until(channel.state$, (x) => x.state === 'READY' && x !== firstConnection);
     expect(log.states().filter((x) => x === 'READY').length).toBeGreaterThanOrEqual(2);
-    release?.();
+    release();
     await done;
     expect(ticks).toEqual([{ seq: 1 }, { seq: 2 }]);
     await expect(echo(client, 'new connection')).resolves.toEqual({ text: 'new connection' });
@@ -292,16 +303,7 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
   });
 
   it('idle() replaces the connection gracefully: a call in flight finishes on the old one', async () => {
-    let release: (() => void) | undefined;
-    const s = await server({
-      count: (call) => {
-        call.write({ seq: 1 });
-        release = () => {
-          call.write({ seq: 2 });
-          call.end();
-        };
-      },
-    });
+    const { s, release } = await holdingServer();
     const { channel, client } = managed(s.address);
     const ticks: Tick[] = [];
     const done = new Promise<void>((resolve, reject) => {
@@ -311,7 +313,7 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
         if (tick.seq === 1) {
           channel.manager.idle();
           // The server answers only after the old connection has been told to close.
-          setTimeout(() => release?.(), 100);
+          setTimeout(release, 100);
         }
       });
       stream.on('error', reject);

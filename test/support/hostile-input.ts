@@ -66,3 +66,11 @@ export function expectNamed(option: string, make: () => unknown): void {
     expect((error as Error).message).toContain(option);
   }
 }
+
+/** Runs `check` on one hostile value for one of `options` at a time, 2,000 times. */
+export function forEachHostileOption<K extends string>(
+  options: readonly K[],
+  check: (option: K, value: unknown) => void,
+): void {
+  fc.assert(fc.property(fc.constantFrom(...options), anything, check), { numRuns: 2000 });
+}

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { MAX_DELAY_MS, isRetryAfterError } from '../../../src/index.js';
 import { ReconnectingWebSocket } from '../../../src/adapters/websocket/index.js';
-import { anything, expectNamed, finiteIn, hostileText } from '../../support/hostile-input.js';
+import { expectNamed, finiteIn, forEachHostileOption, hostileText } from '../../support/hostile-input.js';
 import {
   FakeEnvironment,
   fakeWebSocketClass,
@@ -89,16 +89,13 @@ const RWS_OPTIONS = [
 describe('hostile adapter options: each bad value gets a TypeError/RangeError naming the option', () => {
   it('ReconnectingWebSocket: one hostile option at a time', () => {
     const debug = vi.spyOn(console, 'debug').mockImplementation(() => undefined); // option "debug" may be true
-    fc.assert(
-      fc.property(fc.constantFrom(...RWS_OPTIONS), anything, (key, value) => {
-        const fake = fakeWebSocketClass();
-        const base = { WebSocket: fake.WebSocket, startClosed: true, environment: new FakeEnvironment() };
-        expectNamed(key, () => {
-          new ReconnectingWebSocket('ws://example.test/', undefined, { ...base, [key]: value }).close();
-        });
-      }),
-      { numRuns: 2000 },
-    );
+    forEachHostileOption(RWS_OPTIONS, (key, value) => {
+      const fake = fakeWebSocketClass();
+      const base = { WebSocket: fake.WebSocket, startClosed: true, environment: new FakeEnvironment() };
+      expectNamed(key, () => {
+        new ReconnectingWebSocket('ws://example.test/', undefined, { ...base, [key]: value }).close();
+      });
+    });
     debug.mockRestore();
   });
 

@@ -11,8 +11,8 @@ import WebSocket from 'ws';
 import { ManagedChannel } from '../../src/adapters/grpc/index.js';
 import { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
 import { type Fault, type FaultProxy, startFaultProxy } from '../../src/testing/node.js';
-import { createTestClient, echo, startTestServer } from '../adapters/grpc/support/service.js';
-import { startServer } from '../adapters/websocket/support/ws-server.js';
+import { createTestClient, echo, startTestServer } from '../support/grpc/service.js';
+import { startServer } from '../support/websocket/ws-server.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-export const root = fileURLToPath(new URL('../../', import.meta.url));
+export const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Runs scripts/build-demo.mjs into test-results/<name>/ and returns that folder. */
 export async function buildDemo(name: string): Promise<string> {

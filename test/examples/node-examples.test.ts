@@ -101,7 +101,7 @@ describe('examples/websocket-node.ts', () => {
 
 describe('examples/tcp-client.mjs', () => {
   it('runs as a program: connects, lives through the outage, reconnects, and exits', async () => {
-    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const root = fileURLToPath(new URL('../..', import.meta.url));
     const stdout = await new Promise<string>((resolve, reject) => {
       execFile(process.execPath, ['examples/tcp-client.mjs'], { cwd: root, timeout: 30_000 }, (error, out) => {
         if (error === null) resolve(out);

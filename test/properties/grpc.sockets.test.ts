@@ -16,13 +16,14 @@
  */
 import { credentials } from '@grpc/grpc-js';
 import fc from 'fast-check';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionManager, type ConnectionSnapshot, grpcBackoff } from '../../src/index.js';
 import { ManagedChannel, http2Connector } from '../../src/adapters/grpc/index.js';
-import { countClientSockets } from '../adapters/grpc/support/client-sockets.js';
-import { record } from '../adapters/grpc/support/record.js';
+import { countClientSockets } from '../support/grpc/client-sockets.js';
+import { record } from '../support/grpc/record.js';
 import { type ScheduleRules, scheduleViolations } from '../support/connection-schedule.js';
 import { type ScriptedBehaviour, type ScriptedServer, startScriptedServer } from './support/scripted-h2-server.js';
+import { cleanupAfterEach } from '../support/cleanup.js';
 
 const RUN_MS = 1200;
 const TOLERANCE_MS = 25;
@@ -44,10 +45,7 @@ beforeAll(async () => {
   await server.close();
 });
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = cleanupAfterEach();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Case {

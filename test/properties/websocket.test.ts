@@ -2,7 +2,7 @@
  * The schedule invariant (test/support/connection-schedule.ts) for the WebSocket side, on virtual
  * time, against generated servers: a ConnectionManager with the WebSocket connector
  * (websocket-connector.ts), and ReconnectingWebSocket. The sockets are the fake WebSocket of
- * test/adapters/websocket/support, driven by a server that, per connection, refuses the upgrade (`error`, then
+ * test/support/websocket, driven by a server that, per connection, refuses the upgrade (`error`, then
  * close 1006, before `open`), never answers, or opens and later closes with 1000, 1001, 1006, 1012
  * or 1013, with or without a delay hint in the reason; the client's close() completes its handshake
  * one tick later, as a server's answer would.
@@ -33,7 +33,7 @@ import {
   longestAllowedWait,
   scheduleViolations,
 } from '../support/connection-schedule.js';
-import { FakeEnvironment, FakeSocket } from '../adapters/websocket/support/fake-websocket.js';
+import { FakeEnvironment, FakeSocket } from '../support/websocket/fake-websocket.js';
 import {
   HUGE_HINT,
   type Hint,

@@ -4,28 +4,23 @@
  * graceful stop. Connections are counted on the wire (a frame-counting proxy) or by the client's
  * `net.client.socket` dials. Skipped, with one printed line, when python3-grpcio is not installed.
  */
-import { credentials, Metadata, status } from '@grpc/grpc-js';
+import { Metadata, status } from '@grpc/grpc-js';
 import { expect, it } from 'vitest';
-import { ConnectionManager, grpcBackoff } from '../../../src/index.js';
+import { ConnectionManager } from '../../../src/index.js';
 import {
   http2Connector,
   isConnectionFailedError,
   isGoawayError,
   ManagedChannel,
 } from '../../../src/adapters/grpc/index.js';
-import { ccore, describeCCore, onCleanup } from './support/ccore-suite.js';
-import { countClientSockets } from './support/client-sockets.js';
-import { onSchedule, record, until, waitsAfterAttempts } from './support/record.js';
-import { createTestClient, echo, type TestClient, type Tick } from './support/service.js';
+import { ccore, describeCCore, onCleanup } from '../../support/grpc/ccore-suite.js';
+import { countClientSockets } from '../../support/grpc/client-sockets.js';
+import { onSchedule, record, until, waitsAfterAttempts } from '../../support/grpc/record.js';
+import { createTestClient, echo, type TestClient, type Tick } from '../../support/grpc/service.js';
+import { FAST as FAST_OPTIONS, insecure } from '../../support/grpc/fast-options.js';
 
-const insecure = credentials.createInsecure();
-// random pinned at 0.5: every wait is exactly nominal (100, 160, 256 … ms).
-const FAST = {
-  backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }),
-  minConnectTimeout: 2000,
-  minUptime: 0,
-  random: () => 0.5,
-};
+// The shared fast options (every wait nominal), with a 2 s connect timeout for the C-core server.
+const FAST = { ...FAST_OPTIONS, minConnectTimeout: 2000 };
 
 function managed(address: string, options: ConstructorParameters<typeof ManagedChannel>[2] = FAST) {
   const channel = new ManagedChannel(address, insecure, options);

@@ -6,9 +6,9 @@
  * GOAWAYs are counted on the wire by a frame-counting proxy. Skipped, with one printed line, when
  * python3-grpcio is not installed.
  */
-import { credentials, type ClientReadableStream } from '@grpc/grpc-js';
+import { type ClientReadableStream } from '@grpc/grpc-js';
 import { expect, it } from 'vitest';
-import { type ConnectionSnapshot, ConnectionManager, grpcBackoff } from '../../../src/index.js';
+import { type ConnectionSnapshot, ConnectionManager } from '../../../src/index.js';
 import {
   http2Connector,
   isGoawayError,
@@ -16,18 +16,14 @@ import {
   ManagedChannel,
   type ManagedChannelOptions,
 } from '../../../src/adapters/grpc/index.js';
-import { ccore, describeCCore, onCleanup } from './support/ccore-suite.js';
-import type { FrameCounter } from './support/frame-counter.js';
-import { record, until } from './support/record.js';
-import { createTestClient, echo, type Tick } from './support/service.js';
+import { ccore, describeCCore, onCleanup } from '../../support/grpc/ccore-suite.js';
+import type { FrameCounter } from '../../support/grpc/frame-counter.js';
+import { record, until } from '../../support/grpc/record.js';
+import { createTestClient, echo, type Tick } from '../../support/grpc/service.js';
+import { FAST as FAST_OPTIONS, insecure } from '../../support/grpc/fast-options.js';
 
-const insecure = credentials.createInsecure();
-const FAST = {
-  backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }),
-  minConnectTimeout: 2000,
-  minUptime: 0,
-  random: () => 0.5,
-};
+// The shared fast options (every wait nominal), with a 2 s connect timeout for the C-core server.
+const FAST = { ...FAST_OPTIONS, minConnectTimeout: 2000 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** C-core's ping policy, shortened: a PING at most every 500 ms without data, then GOAWAY after 2 strikes. */

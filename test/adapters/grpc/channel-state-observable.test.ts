@@ -1,7 +1,7 @@
 import { connectivityState as S, credentials } from '@grpc/grpc-js';
 import { filter, firstValueFrom, lastValueFrom, type VirtualTimeScheduler, timeout, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createTestClient, startTestServer } from './support/service.js';
+import { createTestClient, startTestServer } from '../../support/grpc/service.js';
 import { channelState, type WatchableChannel } from '../../../src/adapters/grpc/index.js';
 import { createVirtualClock } from '../../../src/testing/index.js';
 

@@ -13,7 +13,7 @@
  */
 import { credentials } from '@grpc/grpc-js';
 import type { Observable } from 'rxjs';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   type BackoffPolicy,
   type ConnectionSnapshot,
@@ -22,13 +22,11 @@ import {
   isGracefulEnd,
 } from '../../../src/index.js';
 import { http2Connector, ManagedChannel } from '../../../src/adapters/grpc/index.js';
-import { type GracefulPlan, type GracefulServer, startGracefulServer } from './support/graceful-server.js';
-import { record, until } from './support/record.js';
+import { type GracefulPlan, type GracefulServer, startGracefulServer } from '../../support/grpc/graceful-server.js';
+import { record, until } from '../../support/grpc/record.js';
+import { cleanupAfterEach } from '../../support/cleanup.js';
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = cleanupAfterEach();
 
 const INITIAL = 100;
 /** The waits of grpcBackoff({ initialBackoff: 100 }) with random pinned at 0.5 (no jitter): 100 × 1.6^k. */

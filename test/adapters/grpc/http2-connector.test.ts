@@ -7,7 +7,7 @@ import {
   type ServerHttp2Session,
 } from 'node:http2';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ConnectionManager,
   constantBackoff,
@@ -16,13 +16,12 @@ import {
 } from '../../../src/index.js';
 import { http2Connector, isGoawayError, isKeepaliveTimeoutError } from '../../../src/adapters/grpc/index.js';
 import { createVirtualClock } from '../../../src/testing/index.js';
-import { record, until } from './support/record.js';
+import { record, until } from '../../support/grpc/record.js';
+import { cleanupAfterEach } from '../../support/cleanup.js';
+import { listenOnLoopback } from '../../support/loopback.js';
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = cleanupAfterEach();
 
 function port(server: NetServer | Http2Server | Http2SecureServer): number {
   const address = server.address();
@@ -38,16 +37,7 @@ async function listen<S extends NetServer | Http2Server | Http2SecureServer>(
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanup.push(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => {
-          resolve();
-        });
-      }),
-  );
+  await listenOnLoopback(server, sockets, cleanup);
   return server;
 }
 

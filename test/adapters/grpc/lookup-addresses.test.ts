@@ -2,7 +2,7 @@ import { credentials } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { interleaveFamilies } from '../../../src/core/index.js';
 import { hostPort, lookupAddresses, ManagedChannel } from '../../../src/adapters/grpc/index.js';
-import { createTestClient, echo, startTestServer } from './support/service.js';
+import { createTestClient, echo, startTestServer } from '../../support/grpc/service.js';
 
 const v6 = (n: number) => ({ address: `2001:db8::${String(n)}`, family: 6 });
 const v4 = (n: number) => ({ address: `192.0.2.${String(n)}`, family: 4 });

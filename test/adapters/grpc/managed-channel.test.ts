@@ -1,13 +1,13 @@
-import { type ChannelOptions, credentials, Metadata, status } from '@grpc/grpc-js';
+import { type ChannelOptions, Metadata, status } from '@grpc/grpc-js';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { grpcBackoff, isConnectTimeoutError } from '../../../src/index.js';
 import { MAX_DELAY_MS } from '../../../src/core/index.js';
 import { createVirtualClock } from '../../../src/testing/index.js';
 import { isConnectionFailedError, ManagedChannel, managedChannelFactory } from '../../../src/adapters/grpc/index.js';
 import { ipLiteralTarget } from '../../../src/adapters/grpc/grpc-js-workarounds/grpc-channel-connector.js';
 import { reconnectBackoff } from '../../../src/adapters/grpc/reconnect-backoff.js';
-import { onSchedule, record, until, waitsAfterAttempts } from './support/record.js';
+import { onSchedule, record, until, waitsAfterAttempts } from '../../support/grpc/record.js';
 import {
   createTestClient,
   echo,
@@ -15,21 +15,12 @@ import {
   type TestClient,
   type TestServer,
   type Tick,
-} from './support/service.js';
+} from '../../support/grpc/service.js';
+import { cleanupAfterEach } from '../../support/cleanup.js';
+import { FAST as fast, insecure } from '../../support/grpc/fast-options.js';
+import { listenOnLoopback } from '../../support/loopback.js';
 
-const insecure = credentials.createInsecure();
-// random pinned at 0.5: every wait is exactly nominal (100, 160, 256, 409.6 … ms).
-const fast = {
-  backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }),
-  minConnectTimeout: 300,
-  minUptime: 0,
-  random: () => 0.5,
-};
-
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = cleanupAfterEach();
 
 function managed(
   address: string,
@@ -49,6 +40,24 @@ async function server(options?: Parameters<typeof startTestServer>[0]): Promise<
   return s;
 }
 
+/** A server whose count call writes tick 1 and holds the call until `release()` writes tick 2 and ends it. */
+async function holdingServer(
+  serverOptions?: NonNullable<Parameters<typeof startTestServer>[0]>['serverOptions'],
+): Promise<{ s: TestServer; release: () => void }> {
+  let held: (() => void) | undefined;
+  const s = await server({
+    ...(serverOptions === undefined ? {} : { serverOptions }),
+    count: (call) => {
+      call.write({ seq: 1 });
+      held = () => {
+        call.write({ seq: 2 });
+        call.end();
+      };
+    },
+  });
+  return { s, release: () => held?.() };
+}
+
 /** A TCP listener that records accepted sockets (and when) and does `onSocket` with each. */
 async function tcpListener(
   onSocket: (socket: Socket) => void,
@@ -65,16 +74,7 @@ async function tcpListener(
     socket.on('error', () => undefined);
     onSocket(socket);
   });
-  await new Promise<void>((resolve) => net.listen(0, '127.0.0.1', resolve));
-  cleanup.push(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of accepted) socket.destroy();
-        net.close(() => {
-          resolve();
-        });
-      }),
-  );
+  await listenOnLoopback(net, accepted, cleanup);
   const address = net.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
   return { address: `127.0.0.1:${String(address.port)}`, accepted, acceptedAt, closed: () => closed };
@@ -254,17 +254,10 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
   });
 
   it('GOAWAY: a call in flight finishes on the old connection while the channel moves to a new one', async () => {
-    let release: (() => void) | undefined;
-    const s = await server({
-      // The server rotates connections after 300 ms (GOAWAY) and lets calls in flight finish.
-      serverOptions: { 'grpc.max_connection_age_ms': 300, 'grpc.max_connection_age_grace_ms': 5000 },
-      count: (call) => {
-        call.write({ seq: 1 });
-        release = () => {
-          call.write({ seq: 2 });
-          call.end();
-        };
-      },
+    // The server rotates connections after 300 ms (GOAWAY) and lets calls in flight finish.
+    const { s, release } = await holdingServer({
+      'grpc.max_connection_age_ms': 300,
+      'grpc.max_connection_age_grace_ms': 5000,
     });
     const { channel, client } = managed(s.address);
     const log = record(channel.state$);
@@ -282,7 +275,7 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
     // After the GOAWAY the manager leaves READY and establishes a new connection.
     await until(channel.state$, (x) => x.state === 'READY' && x !== firstConnection);
     expect(log.states().filter((x) => x === 'READY').length).toBeGreaterThanOrEqual(2);
-    release?.();
+    release();
     await done;
     expect(ticks).toEqual([{ seq: 1 }, { seq: 2 }]);
     await expect(echo(client, 'new connection')).resolves.toEqual({ text: 'new connection' });
@@ -311,16 +304,7 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
   });
 
   it('idle() replaces the connection gracefully: a call in flight finishes on the old one', async () => {
-    let release: (() => void) | undefined;
-    const s = await server({
-      count: (call) => {
-        call.write({ seq: 1 });
-        release = () => {
-          call.write({ seq: 2 });
-          call.end();
-        };
-      },
-    });
+    const { s, release } = await holdingServer();
     const { channel, client } = managed(s.address);
     const ticks: Tick[] = [];
     const done = new Promise<void>((resolve, reject) => {
@@ -330,7 +314,7 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
         if (tick.seq === 1) {
           channel.manager.idle();
           // The server answers only after the old connection has been told to close.
-          setTimeout(() => release?.(), 100);
+          setTimeout(release, 100);
         }
       });
       stream.on('error', reject);

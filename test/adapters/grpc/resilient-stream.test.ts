@@ -1,9 +1,9 @@
 import { credentials, Metadata, status, type ServerWritableStream } from '@grpc/grpc-js';
 import { firstValueFrom, lastValueFrom, take, timeout, toArray } from 'rxjs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { grpcBackoff } from '../../../src/index.js';
 import { isStreamStatusError, ManagedChannel, ResilientStream } from '../../../src/adapters/grpc/index.js';
-import { onSchedule, record, until, waitsAfterAttempts } from './support/record.js';
+import { onSchedule, record, until, waitsAfterAttempts } from '../../support/grpc/record.js';
 import {
   type CountHandler,
   type CountRequest,
@@ -12,7 +12,8 @@ import {
   type TestClient,
   type TestServer,
   type Tick,
-} from './support/service.js';
+} from '../../support/grpc/service.js';
+import { cleanupAfterEach } from '../../support/cleanup.js';
 
 const insecure = credentials.createInsecure();
 const fast = {
@@ -21,10 +22,7 @@ const fast = {
   random: () => 0.5,
 };
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = cleanupAfterEach();
 
 async function setup(count: CountHandler): Promise<{ server: TestServer; client: TestClient; requests: number[] }> {
   const requests: number[] = [];

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, startServer } from './support/ws-server.js';
+import { type TestServer, startServer } from '../../support/websocket/ws-server.js';
 import { hasChromium, launchChromium, noticeIfNoChromium } from '../../support/chromium.js';
 
 noticeIfNoChromium('the headless Chromium test');

@@ -11,7 +11,7 @@ import rwsModule from 'reconnecting-websocket';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVirtualClock } from '../../../src/testing/index.js';
 import DefaultExport, { ReconnectingWebSocket } from '../../../src/adapters/websocket/index.js';
-import { FakeEnvironment, fakeWebSocketClass } from './support/fake-websocket.js';
+import { FakeEnvironment, fakeWebSocketClass } from '../../support/websocket/fake-websocket.js';
 
 // reconnecting-websocket ships CommonJS typed as an ES module: the class is the default export at
 // run time, and `default.default` to the type checker.

@@ -2,7 +2,7 @@
  * The adapter on a runtime's own WebSocket, without the WebSocket option: this Node (undici: global
  * on Node >= 22, behind --experimental-websocket on Node 20), and Deno and Bun where their binaries
  * are installed (`node scripts/ensure-runtime.mjs deno|bun`, which CI runs). Each runs the same script
- * (support/native-suite.mjs) in a child process against real `ws` servers on 127.0.0.1: refused
+ * (test/support/websocket/native-suite.mjs) in a child process against real `ws` servers on 127.0.0.1: refused
  * attempts, a reconnect after the server drops the connection, the heartbeat; then the process must
  * exit by itself, since any timer, socket or listener left behind would keep it alive.
  *
@@ -10,7 +10,7 @@
  * closed: a closed port can be taken by any server started meanwhile (by this test, or by another
  * file of a parallel run), and the script then connects to it. A server that closes with 4401 made
  * the socket give up after one close, and Node exited with 13, saying nothing, while step 1 waited
- * for three. The script now names the step it cannot finish (support/native-suite.mjs).
+ * for three. The script now names the step it cannot finish (test/support/websocket/native-suite.mjs).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -20,9 +20,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HeldPort, holdRefusedPort } from '../../support/refused-port.js';
-import { type TestServer, startServer } from './support/ws-server.js';
+import { type TestServer, startServer } from '../../support/websocket/ws-server.js';
 
-const SCRIPT = fileURLToPath(new URL('./support/native-suite.mjs', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('../../support/websocket/native-suite.mjs', import.meta.url));
 const major = Number(process.versions.node.split('.')[0]);
 
 /** A runtime binary installed by scripts/ensure-runtime.mjs, or undefined (never installs here). */

@@ -13,8 +13,8 @@ import {
   type ReconnectingWebSocketOptions,
   type ReconnectingWebSocket,
 } from '../../../src/adapters/websocket/index.js';
-import { fakeClient } from './support/fake-client.js';
-import { fakeWebSocketClass } from './support/fake-websocket.js';
+import { fakeClient } from '../../support/websocket/fake-client.js';
+import { fakeWebSocketClass } from '../../support/websocket/fake-websocket.js';
 
 const open: ReconnectingWebSocket[] = [];
 afterEach(() => {

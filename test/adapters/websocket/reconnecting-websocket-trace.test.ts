@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type * as Machine from '../../../src/core/connection-machine.js';
 import type { TraceEntry } from '../../../src/index.js';
 import type { ReconnectingWebSocket, ReconnectingWebSocketOptions } from '../../../src/adapters/websocket/index.js';
-import { fakeClient } from './support/fake-client.js';
+import { fakeClient } from '../../support/websocket/fake-client.js';
 
 const counts = vi.hoisted(() => ({ transitions: 0, detailReads: 0 }));
 

@@ -13,8 +13,8 @@ import {
   type WebSocketSnapshot,
   isWebSocketCloseError,
 } from '../../../src/adapters/websocket/index.js';
-import { FAKE_URL, fakeClient } from './support/fake-client.js';
-import { FakeEnvironment, fakeWebSocketClass } from './support/fake-websocket.js';
+import { FAKE_URL, fakeClient } from '../../support/websocket/fake-client.js';
+import { FakeEnvironment, fakeWebSocketClass } from '../../support/websocket/fake-websocket.js';
 
 const URL = FAKE_URL;
 const open: ReconnectingWebSocket[] = [];

@@ -8,8 +8,8 @@
 import rwsModule from 'reconnecting-websocket';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ReconnectingWebSocket } from '../../../src/adapters/websocket/index.js';
-import { ClientWebSocket, clientWebSocketName } from './support/client-websocket.js';
-import { type TestServer, startBlackHole, startServer } from './support/ws-server.js';
+import { ClientWebSocket, clientWebSocketName } from '../../support/websocket/client-websocket.js';
+import { type TestServer, startBlackHole, startServer } from '../../support/websocket/ws-server.js';
 
 // reconnecting-websocket ships CommonJS typed as an ES module: the class is the default export at
 // run time, and `default.default` to the type checker.

@@ -13,8 +13,8 @@ import {
   isHeartbeatTimeoutError,
   isWebSocketCloseError,
 } from '../../../src/adapters/websocket/index.js';
-import { fakeClient } from './support/fake-client.js';
-import { FakeEnvironment, type FakeSocket, fakeWebSocketClass } from './support/fake-websocket.js';
+import { fakeClient } from '../../support/websocket/fake-client.js';
+import { FakeEnvironment, type FakeSocket, fakeWebSocketClass } from '../../support/websocket/fake-websocket.js';
 
 const open: ReconnectingWebSocket[] = [];
 afterEach(() => {

@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import { firstValueFrom, filter, timeout } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClientWebSocket, clientWebSocketName } from './support/client-websocket.js';
+import { ClientWebSocket, clientWebSocketName } from '../../support/websocket/client-websocket.js';
 import { isConnectTimeoutError, isPermanentError, isRetryAfterError } from '../../../src/index.js';
 import {
   type DropEvent,
@@ -13,7 +13,7 @@ import {
   ReconnectingWebSocket,
   type WebSocketSnapshot,
 } from '../../../src/adapters/websocket/index.js';
-import { type TestServer, startBlackHole, startServer } from './support/ws-server.js';
+import { type TestServer, startBlackHole, startServer } from '../../support/websocket/ws-server.js';
 
 const FAST: ReconnectingWebSocketOptions = {
   WebSocket: ClientWebSocket,

@@ -20,7 +20,7 @@ import { hasChromium, launchChromium, noticeIfNoChromium } from '../../support/c
 
 noticeIfNoChromium("the plots' headless Chromium test");
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
+const root = fileURLToPath(new URL('../../..', import.meta.url));
 const out = join(root, 'test-results/plots');
 
 /** What the page measures of one rendered SVG. */

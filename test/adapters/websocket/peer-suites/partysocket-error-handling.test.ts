@@ -7,7 +7,7 @@
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { expect, vi } from 'vitest';
-import { startBlackHole } from '../support/ws-server.js';
+import { startBlackHole } from '../../../support/websocket/ws-server.js';
 import { type KnownDifference, peerSuite } from './peer-suite.js';
 import { type AnyEvent, clients, refusedUrl, settle, sleep, useGlobalWebSocket } from './peer-support.js';
 

@@ -12,6 +12,7 @@ import {
   type AnyEvent,
   type Client,
   clients,
+  echoBack,
   settle,
   sleep,
   textOf,
@@ -99,11 +100,7 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
     useGlobalWebSocket(context);
     const { make } = clients(context);
     const messageCount = 20;
-    const s = await context.server((client) => {
-      client.on('message', (data) => {
-        client.send((data as Buffer).toString()); // Echo back
-      });
-    });
+    const s = await context.server(echoBack);
     const receivedMessages: string[] = [];
     const ps = make(s.url);
     ps.addEventListener('message', (event: AnyEvent) => {

@@ -10,7 +10,16 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { expect } from 'vitest';
 import { type KnownDifference, peerSuite } from './peer-suite.js';
-import { type AnyEvent, clients, refusedUrl, settle, sleep, textOf, useGlobalWebSocket } from './peer-support.js';
+import {
+  type AnyEvent,
+  clients,
+  echoBack,
+  refusedUrl,
+  settle,
+  sleep,
+  textOf,
+  useGlobalWebSocket,
+} from './peer-support.js';
 
 const known: Record<string, KnownDifference> = {};
 
@@ -28,11 +37,7 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
     useGlobalWebSocket(context);
     const { make } = clients(context);
     const messageCount = 1000;
-    const s = await context.server((client) => {
-      client.on('message', (data) => {
-        client.send((data as Buffer).toString()); // Echo back
-      });
-    });
+    const s = await context.server(echoBack);
     const received: string[] = [];
     await settle(8000, (done) => {
       const ps = make(s.url);

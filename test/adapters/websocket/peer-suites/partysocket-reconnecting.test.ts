@@ -6,7 +6,7 @@
  * runtime's WebSocket from the global, as in their tests (which pass no `WebSocket` option).
  */
 import { expect, vi } from 'vitest';
-import { startBlackHole } from '../support/ws-server.js';
+import { startBlackHole } from '../../../support/websocket/ws-server.js';
 import { type KnownDifference, type PeerTestContext, peerSuite } from './peer-suite.js';
 import {
   type AnyEvent,

@@ -9,8 +9,8 @@ import partysocketModule from 'partysocket/ws';
 import rwsModule from 'reconnecting-websocket';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReconnectingWebSocket } from '../../../../src/adapters/websocket/index.js';
-import { ClientWebSocket } from '../support/client-websocket.js';
-import { type TestServer, startServer } from '../support/ws-server.js';
+import { ClientWebSocket } from '../../../support/websocket/client-websocket.js';
+import { type TestServer, startServer } from '../../../support/websocket/ws-server.js';
 
 /** The class a test constructs: the shape the three packages share, loosely typed on purpose. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -5,6 +5,7 @@
  * 127.0.0.1 in place of their unroutable addresses; and bounded waits.
  */
 import { holdRefusedPort } from '../../../support/refused-port.js';
+import type { startServer } from '../../../support/websocket/ws-server.js';
 import type { PeerTestContext, SubjectClass } from './peer-suite.js';
 
 /** An event as a test reads it. */
@@ -187,3 +188,10 @@ export async function textOf(data: unknown): Promise<string> {
   if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
   return String(data);
 }
+
+/** A server's connection handler that sends every message back to its client as text. */
+export const echoBack: NonNullable<Parameters<typeof startServer>[1]> = (client) => {
+  client.on('message', (data) => {
+    client.send((data as Buffer).toString());
+  });
+};

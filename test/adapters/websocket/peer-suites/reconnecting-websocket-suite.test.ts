@@ -15,8 +15,8 @@
  */
 import { expect, vi } from 'vitest';
 import WS from 'ws';
-import { ClientWebSocket } from '../support/client-websocket.js';
-import { type TestServer, startBlackHole } from '../support/ws-server.js';
+import { ClientWebSocket } from '../../../support/websocket/client-websocket.js';
+import { type TestServer, startBlackHole } from '../../../support/websocket/ws-server.js';
 import { type KnownDifference, type PeerTestContext, peerSuite } from './peer-suite.js';
 import {
   type AnyEvent,

@@ -7,43 +7,33 @@
  * Also: a process that makes one failing call through a ManagedChannel exits by itself.
  */
 import { type Channel as GrpcChannel, connectivityState, credentials, experimental, status } from '@grpc/grpc-js';
-import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { grpcBackoff } from '../../src/index.js';
-import { isConnectionFailedError, ManagedChannel } from '../../src/adapters/grpc/index.js';
-import { AttemptGate } from '../../src/adapters/grpc/grpc-js-workarounds/attempt-gate.js';
-import { startFaultProxy } from '../../src/testing/fault-proxy.js';
-import { countClientSockets } from '../adapters/grpc/support/client-sockets.js';
-import { record, until } from '../adapters/grpc/support/record.js';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+
+import { isConnectionFailedError, ManagedChannel } from '../../../src/adapters/grpc/index.js';
+import { AttemptGate } from '../../../src/adapters/grpc/grpc-js-workarounds/attempt-gate.js';
+import { startFaultProxy } from '../../../src/testing/fault-proxy.js';
+import { countClientSockets } from '../../support/grpc/client-sockets.js';
+import { record, until } from '../../support/grpc/record.js';
 import {
   createTestClient,
   echo,
   startTestServer,
   type TestClient,
   type TestServer,
-} from '../adapters/grpc/support/service.js';
-import { refusedPort } from '../support/refused-port.js';
+} from '../../support/grpc/service.js';
+import { refusedPort } from '../../support/refused-port.js';
+import { cleanupAfterEach } from '../../support/cleanup.js';
+import { FAST, insecure } from '../../support/grpc/fast-options.js';
+import { fixture, requireDist, root, runNode } from '../../support/child-process.js';
+import { listenOnLoopback } from '../../support/loopback.js';
 
-const insecure = credentials.createInsecure();
-const FAST = {
-  backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }),
-  minConnectTimeout: 300,
-  minUptime: 0,
-  random: () => 0.5,
-};
 /** Longer than grpc-js's first subchannel backoff (1 s + 20 % jitter), the time a stray reconnect would take. */
 const LINGER = 1600;
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = cleanupAfterEach();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A TCP server that counts accepted connections and does `onSocket` with each. */
@@ -59,16 +49,7 @@ async function countingServer(onSocket: (socket: Socket) => void) {
     socket.resume();
     onSocket(socket);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  cleanup.push(
-    () =>
-      new Promise<void>((r) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => {
-          r();
-        });
-      }),
-  );
+  await listenOnLoopback(server, sockets, cleanup);
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
   return { port: address.port, accepted: () => accepted, open: () => sockets.size };
@@ -579,18 +560,10 @@ describe('a ManagedChannel never keeps a process alive by itself', () => {
   it.each(['refused', 'blackhole'])(
     'a process that makes one failing call (%s) and never closes the channel exits by itself',
     async (kind) => {
-      if (!existsSync(join(root, 'dist/adapters/grpc/index.js')))
-        throw new Error('dist/ is missing: run `npm run build` (npm test does)');
+      requireDist('dist/adapters/grpc/index.js');
       const server = kind === 'blackhole' ? await countingServer(() => undefined) : undefined;
       const port = server?.port ?? (await refusedPort());
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        [join(root, 'test/fixtures/grpc-one-failing-call.mjs'), String(port)],
-        {
-          timeout: 15_000,
-          cwd: root,
-        },
-      );
+      const { stdout } = await runNode([fixture('grpc-one-failing-call.mjs'), String(port)], 15_000);
       expect(stdout).toMatch(/^call: (14|4) .*\nexited in (TRANSIENT_FAILURE|CONNECTING)$/);
     },
   );
@@ -602,13 +575,8 @@ describe('a ManagedChannel tracks its sockets without turning on async hooks (ch
   const hooksWithContext = Number(process.versions.node.split('.')[0]) < 24;
 
   async function probe(mode: 'managed' | 'connector'): Promise<unknown> {
-    if (!existsSync(join(root, 'dist/adapters/grpc/index.js')))
-      throw new Error('dist/ is missing: run `npm run build` (npm test does)');
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [join(root, 'test/fixtures/grpc-promise-hooks.mjs'), String(await refusedPort()), mode],
-      { timeout: 15_000, cwd: root },
-    );
+    requireDist('dist/adapters/grpc/index.js');
+    const { stdout } = await runNode([fixture('grpc-promise-hooks.mjs'), String(await refusedPort()), mode], 15_000);
     return JSON.parse(stdout);
   }
 

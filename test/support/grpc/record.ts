@@ -1,5 +1,5 @@
 import { filter, firstValueFrom, type Observable, timeout } from 'rxjs';
-import type { ConnectionSnapshot } from '../../../../src/index.js';
+import type { ConnectionSnapshot } from '../../../src/index.js';
 
 /** Records every snapshot of `state$`. */
 export function record<C>(state$: Observable<ConnectionSnapshot<C>>) {

@@ -4,15 +4,14 @@
  * measured against the backoff schedule. Short backoffs and minConnectTimeout; assertions are on
  * order, counts and lower bounds, never on speed.
  */
-import { credentials, Metadata, status } from '@grpc/grpc-js';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Metadata, status } from '@grpc/grpc-js';
+import { describe, expect, it, vi } from 'vitest';
 import {
   type ConnectionSnapshot,
   ConnectionManager,
-  grpcBackoff,
   isConnectionClosedError,
   isConnectTimeoutError,
-} from '../../src/index.js';
+} from '../../../src/index.js';
 import {
   http2Connector,
   isConnectionFailedError,
@@ -20,9 +19,9 @@ import {
   ManagedChannel,
   type ManagedChannelOptions,
   ResilientStream,
-} from '../../src/adapters/grpc/index.js';
-import { countClientSockets } from '../adapters/grpc/support/client-sockets.js';
-import { onSchedule, record, until, waitsAfterAttempts } from '../adapters/grpc/support/record.js';
+} from '../../../src/adapters/grpc/index.js';
+import { countClientSockets } from '../../support/grpc/client-sockets.js';
+import { onSchedule, record, until, waitsAfterAttempts } from '../../support/grpc/record.js';
 import {
   type CountRequest,
   type CountHandler,
@@ -32,22 +31,12 @@ import {
   startTestServer,
   type TestServer,
   type Tick,
-} from '../adapters/grpc/support/service.js';
-import { type Fault, type FaultProxy, startFaultProxy } from '../../src/testing/fault-proxy.js';
+} from '../../support/grpc/service.js';
+import { type Fault, type FaultProxy, startFaultProxy } from '../../../src/testing/fault-proxy.js';
+import { cleanupAfterEach } from '../../support/cleanup.js';
+import { FAST, insecure } from '../../support/grpc/fast-options.js';
 
-const insecure = credentials.createInsecure();
-// random pinned at 0.5: every wait is exactly nominal (100, 160, 256, 409.6 … ms).
-const FAST = {
-  backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }),
-  minConnectTimeout: 300,
-  minUptime: 0,
-  random: () => 0.5,
-};
-
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = cleanupAfterEach();
 
 async function server(options?: Parameters<typeof startTestServer>[0]): Promise<TestServer> {
   const s = await startTestServer(options);

@@ -1,5 +1,5 @@
 """A gRPC server on the C core (python3-grpcio) for the interop tests: the test service of
-test/adapters/grpc/support/service.ts (JSON messages) behind a generic handler, so no generated code is needed.
+test/support/grpc/service.ts (JSON messages) behind a generic handler, so no generated code is needed.
 
 Usage: /usr/bin/python3 ccore-server.py '{"port": 0, "options": [["grpc.http2.max_ping_strikes", 2]]}'
 

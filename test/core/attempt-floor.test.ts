@@ -18,7 +18,7 @@ import {
 import { DEFAULT_ATTEMPT_SPACING, maxStartsIn } from '../../src/core/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
-import { FakeEnvironment, fakeWebSocketClass } from '../adapters/websocket/support/fake-websocket.js';
+import { FakeEnvironment, fakeWebSocketClass } from '../support/websocket/fake-websocket.js';
 
 /** A safety stop, so that a hot loop (before the floor existed) fails the test instead of hanging it. */
 const RUNAWAY = 5000;

@@ -7,13 +7,19 @@
 import fc from 'fast-check';
 import { config } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { constantBackoff } from '../../src/index.js';
-import { MAX_DELAY_MS } from '../../src/core/index.js';
-import { HttpResponseError, RtoTracker, isRetryError, parseRetryAfter, retry } from '../../src/toolkits/retry/index.js';
-import { createVirtualClock } from '../../src/testing/index.js';
-import { revokedProxy, trappingProxy } from '../support/hostile-errors.js';
-import { hostLikeScheduler } from '../support/host-like-scheduler.js';
-import { drive, flush, grpcError, rejection } from '../toolkits/retry/support.js';
+import { constantBackoff } from '../../../src/index.js';
+import { MAX_DELAY_MS } from '../../../src/core/index.js';
+import {
+  HttpResponseError,
+  RtoTracker,
+  isRetryError,
+  parseRetryAfter,
+  retry,
+} from '../../../src/toolkits/retry/index.js';
+import { createVirtualClock } from '../../../src/testing/index.js';
+import { revokedProxy, trappingProxy } from '../../support/hostile-errors.js';
+import { hostLikeScheduler } from '../../support/host-like-scheduler.js';
+import { drive, flush, grpcError, rejection } from './support.js';
 
 const UNAVAILABLE = 14;
 

@@ -1,4 +1,11 @@
-import type { CloseEventLike, Message, WebSocketLike } from '../../../../src/adapters/websocket/index.js';
+import {
+  type CloseEventLike,
+  type Message,
+  ReconnectingWebSocket,
+  type ReconnectingWebSocketOptions,
+  type WebSocketLike,
+} from '../../../src/adapters/websocket/index.js';
+import { type VirtualClock, createVirtualClock } from '../../../src/testing/index.js';
 
 type Listener = (event: never) => void;
 
@@ -142,4 +149,25 @@ export class FakeEnvironment extends EventTarget {
     this.document.visibilityState = state;
     this.document.dispatchEvent(new Event('visibilitychange'));
   }
+}
+
+/**
+ * A ReconnectingWebSocket on fake sockets and virtual time: `random` pinned at 0.5 unless `options`
+ * says otherwise, no real page environment; `fake.last()` is the socket of the current attempt.
+ */
+export function virtualReconnectingWebSocket(options: ReconnectingWebSocketOptions = {}): {
+  clock: VirtualClock;
+  fake: ReturnType<typeof fakeWebSocketClass>;
+  socket: ReconnectingWebSocket;
+} {
+  const clock = createVirtualClock();
+  const fake = fakeWebSocketClass();
+  const socket = new ReconnectingWebSocket('ws://example.test/', undefined, {
+    WebSocket: fake.WebSocket,
+    scheduler: clock.scheduler,
+    random: () => 0.5,
+    environment: new FakeEnvironment(),
+    ...options,
+  });
+  return { clock, fake, socket };
 }

@@ -5,12 +5,8 @@
  * timeouts are short; every assertion is on order, counts and lower bounds, never on speed.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  ClientWebSocket,
-  clientWebSocketName,
-  hasProtocolPing,
-} from '../adapters/websocket/support/client-websocket.js';
-import { isConnectTimeoutError } from '../../src/index.js';
+import { ClientWebSocket, clientWebSocketName, hasProtocolPing } from '../../support/websocket/client-websocket.js';
+import { isConnectTimeoutError } from '../../../src/index.js';
 import {
   type DropEvent,
   type ReconnectingWebSocketOptions,
@@ -20,10 +16,10 @@ import {
   type WebSocketSnapshot,
   isHeartbeatTimeoutError,
   isWebSocketCloseError,
-} from '../../src/adapters/websocket/index.js';
-import { onSchedule, waitsAfterAttempts } from '../adapters/grpc/support/record.js';
-import { type FaultProxy, startFaultProxy } from '../../src/testing/fault-proxy.js';
-import { type TestServer, startServer } from '../adapters/websocket/support/ws-server.js';
+} from '../../../src/adapters/websocket/index.js';
+import { onSchedule, waitsAfterAttempts } from '../../support/grpc/record.js';
+import { type FaultProxy, startFaultProxy } from '../../../src/testing/fault-proxy.js';
+import { type TestServer, startServer } from '../../support/websocket/ws-server.js';
 
 /** No jitter (random pinned at 0.5 with jitter 0): every wait is nominal, 100, 200, 400 … ms. */
 const FAST: ReconnectingWebSocketOptions = {

@@ -11,12 +11,16 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { createVirtualClock } from '../../src/testing/index.js';
-import { type DropEvent, ReconnectingWebSocket, type SendStatus } from '../../src/adapters/websocket/index.js';
-import { FakeEnvironment, type FakeSocket, fakeWebSocketClass } from '../adapters/websocket/support/fake-websocket.js';
+import type { VirtualClock } from '../../../src/testing/index.js';
+import type { DropEvent, ReconnectingWebSocket, SendStatus } from '../../../src/adapters/websocket/index.js';
+import {
+  type FakeSocket,
+  type fakeWebSocketClass,
+  virtualReconnectingWebSocket,
+} from '../../support/websocket/fake-websocket.js';
 
 interface Real {
-  readonly clock: ReturnType<typeof createVirtualClock>;
+  readonly clock: VirtualClock;
   readonly fake: ReturnType<typeof fakeWebSocketClass>;
   readonly socket: ReconnectingWebSocket;
   readonly drops: DropEvent[];
@@ -43,13 +47,7 @@ interface Model {
 const bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 function setup(maxMessages: number, maxBytes: number, dropOnClose: boolean): Real {
-  const clock = createVirtualClock();
-  const fake = fakeWebSocketClass();
-  const socket = new ReconnectingWebSocket('ws://example.test/', undefined, {
-    WebSocket: fake.WebSocket,
-    scheduler: clock.scheduler,
-    random: () => 0.5,
-    environment: new FakeEnvironment(),
+  const { clock, fake, socket } = virtualReconnectingWebSocket({
     minReconnectionDelay: 100,
     maxReconnectionDelay: 1000,
     connectionTimeout: 500,

@@ -1,10 +1,10 @@
-import { createVirtualClock } from '../../../../src/testing/index.js';
+import { createVirtualClock } from '../../../src/testing/index.js';
 import {
   type DropEvent,
   type ReconnectingWebSocketOptions,
   ReconnectingWebSocket,
   type WebSocketSnapshot,
-} from '../../../../src/adapters/websocket/index.js';
+} from '../../../src/adapters/websocket/index.js';
 import { FakeEnvironment, fakeWebSocketClass } from './fake-websocket.js';
 
 /** The URL every fake client connects to. */

@@ -4,7 +4,7 @@
  * that throw (routed through `onUnhandledError`).
  */
 import { Observable, config } from 'rxjs';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   ConnectionManager,
   constantBackoff,
@@ -12,7 +12,6 @@ import {
   isRetryAfterError,
   permanent,
   retryAfterDelayOf,
-  unrefScheduler,
 } from '../../src/index.js';
 import { MAX_DELAY_MS } from '../../src/core/index.js';
 import { createFakeConnector, createVirtualClock } from '../../src/testing/index.js';
@@ -197,34 +196,5 @@ describe('throwing user code is routed to onUnhandledError', () => {
     expect(uncaught.length).toBeGreaterThanOrEqual(1);
     expect(uncaught[0]).toBeInstanceOf(AggregateError);
     expect((uncaught[0] as AggregateError).errors.map((e) => (e as Error).message)).toEqual(['trace', 'hook']);
-  });
-});
-
-describe('unrefScheduler', () => {
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
-  it('waits a delay longer than 2^31 - 1 ms in full (the host fires a longer timer after 1 ms)', () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], shouldClearNativeTimers: true });
-    const fired: number[] = [];
-    const start = Date.now();
-    const subscription = unrefScheduler.schedule(() => {
-      fired.push(Date.now() - start);
-    }, 3e9);
-    vi.advanceTimersByTime(MAX_DELAY_MS);
-    expect(fired).toEqual([]);
-    vi.advanceTimersByTime(3e9 - MAX_DELAY_MS);
-    expect(fired).toEqual([3e9]);
-    subscription.unsubscribe();
-    expect(vi.getTimerCount()).toBe(0);
-  });
-
-  it('an unsubscribed long wait leaves no timer', () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    const subscription = unrefScheduler.schedule(() => undefined, 5e9);
-    vi.advanceTimersByTime(MAX_DELAY_MS + 10);
-    subscription.unsubscribe();
-    expect(vi.getTimerCount()).toBe(0);
   });
 });

@@ -3,7 +3,7 @@
  * `ws` on Node 20. `REDIALER_TEST_WEBSOCKET=ws` forces `ws` everywhere.
  */
 import WS from 'ws';
-import type { WebSocketConstructor } from '../../../../src/adapters/websocket/index.js';
+import type { WebSocketConstructor } from '../../../src/adapters/websocket/index.js';
 
 const native = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
 const forced = process.env['REDIALER_TEST_WEBSOCKET'] === 'ws';

@@ -1,7 +1,11 @@
-/** Leak checks on real timers: shutdown leaves no active handle behind. */
+/**
+ * Leak checks on real timers: shutdown leaves no active handle behind; and, in a child process, a
+ * manager's options are collectable once the manager is gone.
+ */
 import { NEVER, Observable, throwError } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { ConnectionManager } from '../../src/index.js';
+import { fixture, requireDist, runNode } from '../support/child-process.js';
 
 const timeouts = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 
@@ -43,5 +47,13 @@ describe('leaks (real timers)', () => {
     manager.shutdown();
     await expect(wait).resolves.toBe(true);
     expect(timeouts()).toBe(baseline);
+  });
+});
+
+describe('leaks (child processes, against dist/)', () => {
+  it("a manager's options (its connector and what it holds) are collectable once the manager is gone", async () => {
+    requireDist();
+    const { stdout } = await runNode(['--expose-gc', fixture('options-retention.mjs')], 15_000);
+    expect(stdout).toBe('collected');
   });
 });

@@ -24,7 +24,7 @@ import { DEFAULT_ATTEMPT_SPACING, JITTER_KINDS, MAX_DELAY_MS, maxStartsIn } from
 import { HttpResponseError, retry } from '../../src/toolkits/retry/index.js';
 import { type VirtualClock, createVirtualClock } from '../../src/testing/index.js';
 import { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
-import { FakeEnvironment, fakeWebSocketClass } from '../adapters/websocket/support/fake-websocket.js';
+import { FakeEnvironment, fakeWebSocketClass } from '../support/websocket/fake-websocket.js';
 import { flush, grpcError } from '../toolkits/retry/support.js';
 
 const WINDOW = 10_000;

@@ -5,7 +5,7 @@
  * @module
  */
 
-/** Anything {@link readHeader} can read a header from. */
+/** Where a header is read from: an object with `headers` (an error or a response), anything with a `get(name)` like fetch's Headers, or a plain record. */
 export type HeaderSource =
   | { readonly headers: unknown }
   | {

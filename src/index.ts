@@ -22,6 +22,7 @@ export {
   ConnectionManager,
   createConnectionManager,
   type WaitForStateChangeOptions,
+  type WakeOptions,
 } from './core/connection-manager.js';
 export {
   connectionStatus,

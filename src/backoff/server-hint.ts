@@ -65,9 +65,18 @@ export function hintedDelay(
   random: RandomSource,
   jitter = HINT_JITTER,
 ): number {
+  return clampDelay(Math.max(backoff, hintFloor(hint, maxHint, random, jitter)));
+}
+
+/**
+ * The part of {@link hintedDelay} that is the server's alone: the hint cut to `maxHint` and spread
+ * upwards (one draw of `random`), without the backoff under it. The least wait a client told `hint`
+ * may take, whatever resets its backoff meanwhile.
+ */
+export function hintFloor(hint: number, maxHint: number, random: RandomSource, jitter = HINT_JITTER): number {
   const value = Math.min(clampDelay(hint), maxHint);
   const spread = uniform(random, 0, value * jitter);
-  return clampDelay(Math.max(backoff, Math.min(value + spread, maxHint)));
+  return clampDelay(Math.min(value + spread, maxHint));
 }
 
 const RETRY_AFTER = /retry[-_ ]?after\s*[=:]?\s*(\d+(?:\.\d+)?)\s*(ms|s)?\b/i;

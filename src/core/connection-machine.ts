@@ -16,7 +16,7 @@ import {
 } from '../backoff/attempt-spacing.js';
 import { type Backoff, type BackoffPolicy, type RandomSource, uniform } from '../backoff/backoff.js';
 import { stepBackoff } from '../backoff/backoff-step.js';
-import { type BoundedHint, boundHint, defaultHintCeiling, describeHint, hintedDelay } from '../backoff/server-hint.js';
+import { type BoundedHint, boundHint, defaultHintCeiling, describeHint, hintFloor } from '../backoff/server-hint.js';
 import type { ConnectionSnapshot, ShutdownReason } from './connection-snapshot.js';
 import { type ConnectivityState, isAllowedTransition } from './connectivity-state.js';
 import { isBackoffPolicyError } from '../errors/backoff-policy-error.js';
@@ -52,6 +52,12 @@ export interface MachineState<C> {
    * has none, so a server that ends every connection gracefully at once meets the full schedule.
    */
   readonly graceCredit: boolean;
+  /**
+   * The earliest time the server's hint on the last failure lets the next attempt start (the hint,
+   * cut to the ceiling and spread, from the failure); -Infinity when it gave none. Whatever ends a
+   * wait early (`resetBackoff()`, `wake()`, `resume()`) ends it no sooner than this.
+   */
+  readonly hintedUntil: number;
 }
 
 /** Everything that can happen to a manager. */
@@ -61,6 +67,8 @@ export type MachineEvent<C> =
   | { readonly type: 'ended'; readonly attemptId: number; readonly error: unknown; readonly clean: boolean }
   | { readonly type: 'timer'; readonly at: number }
   | { readonly type: 'reset-backoff' }
+  /** A moment worth retrying at once (the network is back, the page is shown again). */
+  | { readonly type: 'wake'; readonly ifWaitExceeds: number }
   | { readonly type: 'idle' }
   | { readonly type: 'pause' }
   | { readonly type: 'resume' }
@@ -146,6 +154,7 @@ export function initialState<C>(now: number): MachineState<C> {
     paused: false,
     credit: FULL_CREDIT,
     graceCredit: false,
+    hintedUntil: -Infinity,
   };
 }
 
@@ -197,6 +206,7 @@ function enter<C>(
     paused: m.paused,
     credit: m.credit,
     graceCredit: m.graceCredit,
+    hintedUntil: m.hintedUntil,
   };
   return Object.assign(next, patch);
 }
@@ -229,6 +239,13 @@ function serverNote(hint: BoundedHint | undefined, hints: MachineEnv['serverHint
     : ` (${describeHint(hint)})`;
 }
 
+/** When the next attempt may start after a failure, and the part of that the server's hint asks for alone. */
+interface HintedStart {
+  readonly at: number;
+  /** {@link MachineState.hintedUntil} after the failure. */
+  readonly hintedUntil: number;
+}
+
 /**
  * When the next attempt starts after a failure at `env.now` whose own backoff allows it at `backoffAt`:
  * then, or later as the server's hint asks. The one hint rule (`hintedDelay`): a floor under the
@@ -242,8 +259,8 @@ function hintedAt(
   hint: BoundedHint | undefined,
   backoffAt: number,
   env: MachineEnv,
-): number | BackoffStepFailure {
-  if (hint === undefined) return backoffAt;
+): HintedStart | BackoffStepFailure {
+  if (hint === undefined) return { at: backoffAt, hintedUntil: -Infinity };
   const { now } = env;
   if (env.serverHints === 'exact') {
     let min = env.backoff.bounds?.min;
@@ -254,9 +271,11 @@ function hintedAt(
     }
     const ceiling = ceilingOf(env);
     const max = Math.max(min, Math.min(env.backoff.bounds?.max ?? ceiling, ceiling));
-    return Math.max(now + Math.min(Math.max(hint.delay, min), max), nextStartFloor(m, env));
+    const hintedUntil = now + Math.min(Math.max(hint.delay, min), max);
+    return { at: Math.max(hintedUntil, nextStartFloor(m, env)), hintedUntil };
   }
-  return Math.max(backoffAt, now + hintedDelay(hint.delay, Math.max(0, backoffAt - now), ceilingOf(env), env.random));
+  const hintedUntil = now + hintFloor(hint.delay, ceilingOf(env), env.random);
+  return { at: Math.max(backoffAt, hintedUntil), hintedUntil };
 }
 
 /** A policy that failed while a hint was being applied (only the 'exact' mode asks the policy). */
@@ -351,18 +370,21 @@ function attemptFailed<C>(
 ): Transition<C> {
   const final = giveUp(m, env, error, extra);
   if (final !== undefined) return final;
-  if (m.paused) return park(m, env, error, extra, `${detail}; attempts paused until resume()`);
   // A connector with a backoff per address says when one is due; the manager's own backoff stands aside,
   // but not the floor on attempt starts.
   const hint = isConnectorBackoffError(error) ? undefined : hintOf(error, env);
-  const at = isConnectorBackoffError(error)
-    ? Math.max(env.now + error.delay, nextStartFloor(m, env))
+  const started = isConnectorBackoffError(error)
+    ? { at: Math.max(env.now + error.delay, nextStartFloor(m, env)), hintedUntil: -Infinity }
     : hintedAt(m, hint, Math.max(env.now, m.deadline), env);
-  if (typeof at !== 'number') return policyFailed(m, env, at.failed, extra);
-  const nextAttemptAt = at;
+  if ('failed' in started) return policyFailed(m, env, started.failed, extra);
+  const { hintedUntil } = started;
+  // Paused: hold in IDLE, unless the server asked for a wait; that wait runs first (see the TRANSIENT_FAILURE timer).
+  if (m.paused && hintedUntil <= env.now)
+    return park({ ...m, hintedUntil }, env, error, extra, `${detail}; attempts paused until resume()`);
+  const nextAttemptAt = started.at;
   const state = enter(
     m,
-    { timerAt: nextAttemptAt },
+    { timerAt: nextAttemptAt, hintedUntil },
     {
       state: 'TRANSIENT_FAILURE',
       since: env.now,
@@ -471,11 +493,14 @@ function connectionEnded<C>(
     if (lossCounts) cycle = first.backoff;
   }
   const hint = hintOf(error, env);
-  const at = hintedAt(m, hint, backoffAt, env);
-  if (typeof at !== 'number') return policyFailed(m, env, at.failed, extra);
-  let nextAttemptAt = at;
+  const started = hintedAt(m, hint, backoffAt, env);
+  if ('failed' in started) return policyFailed(m, env, started.failed, extra);
+  let nextAttemptAt = started.at;
+  const { hintedUntil } = started;
   const graceCredit = lived || (m.graceCredit && !forgiven);
-  const patch: Partial<MachineState<C>> = stable ? { backoff: cycle, graceCredit } : { graceCredit };
+  const patch: Partial<MachineState<C>> = stable
+    ? { backoff: cycle, graceCredit, hintedUntil }
+    : { graceCredit, hintedUntil };
   const attempt = lossCounts ? 1 : stable ? 0 : m.snapshot.attempt;
   const { now, minUptime, serverHints } = env;
   const why = (): string => {
@@ -498,7 +523,8 @@ function connectionEnded<C>(
     );
     return new Described(state, extra, why);
   }
-  if (m.paused)
+  // Paused: hold in IDLE, unless the server asked for a wait; that wait runs first (see the TRANSIENT_FAILURE timer).
+  if (m.paused && hintedUntil <= env.now)
     return park(
       { ...m, ...patch, snapshot: { ...m.snapshot, attempt } },
       env,
@@ -528,6 +554,37 @@ function connectionEnded<C>(
 
 function isParked(m: MachineState<unknown>): boolean {
   return m.snapshot.state === 'IDLE' && m.snapshot.paused === true;
+}
+
+function waitOf(m: MachineState<unknown>): Extract<ConnectionSnapshot, { state: 'TRANSIENT_FAILURE' }> {
+  return m.snapshot as Extract<ConnectionSnapshot, { state: 'TRANSIENT_FAILURE' }>;
+}
+
+/**
+ * Ends a wait for the next attempt early, with a fresh backoff: at once, or as soon as the floor on
+ * attempt starts allows, and with `keepHint` no sooner than the server's hint. Never lengthens it.
+ * `resetBackoff()` is the application's own "retry now" and overrides a hint; a wake (the network is
+ * back, the page is shown) happens to every client at once and does not.
+ */
+function endWaitEarly<C>(m: MachineState<C>, env: MachineEnv, keepHint: boolean, detail: string): Transition<C> {
+  const reset = { ...m, backoff: undefined };
+  const floor = nextStartFloor(m, env);
+  const hintedUntil = keepHint ? m.hintedUntil : -Infinity;
+  const earliest = Math.max(floor, hintedUntil);
+  if (earliest <= env.now)
+    return m.paused
+      ? park(reset, env, m.snapshot.lastError, [], `${detail}; attempts paused until resume()`)
+      : startAttempt(reset, env, detail);
+  const why = hintedUntil > floor ? 'the wait the server asked for' : 'the floor on attempt starts';
+  const snapshot = waitOf(m);
+  if (earliest >= snapshot.nextAttemptAt)
+    return { state: reset, effects: [], detail: `${detail}; the wait already ends at ${why}` };
+  const state = enter(reset, { timerAt: earliest }, { ...snapshot, nextAttemptAt: earliest });
+  return {
+    state,
+    effects: [{ type: 'set-timer', at: earliest }],
+    detail: `${detail}; next attempt in ${String(earliest - env.now)} ms (${why})`,
+  };
 }
 
 function flag<C>(m: MachineState<C>, detail: string): Transition<C> {
@@ -635,27 +692,27 @@ const HANDLERS: HandlerTable = {
       ),
   },
   TRANSIENT_FAILURE: {
-    timer: (m, _e, env) => startAttempt(m, env, 'backoff elapsed'),
+    timer: (m, _e, env) =>
+      m.paused
+        ? park(
+            { ...m, timerAt: undefined },
+            env,
+            m.snapshot.lastError,
+            [],
+            'the wait is over; attempts paused until resume()',
+          )
+        : startAttempt(m, env, 'backoff elapsed'),
     pause: (m, _e, env) =>
-      park({ ...m, paused: true }, env, m.snapshot.lastError, [], 'paused; the wait is on hold until resume()'),
-    'reset-backoff': (m, _e, env) => {
-      const floor = nextStartFloor(m, env);
-      if (floor <= env.now) return startAttempt({ ...m, backoff: undefined }, env, 'backoff reset');
-      // Attempts have started back to back: "retry now" means as soon as the floor allows.
-      const snapshot = m.snapshot as Extract<ConnectionSnapshot, { state: 'TRANSIENT_FAILURE' }>;
-      // Never lengthens the wait: if it already ends no later than the floor, only the backoff resets.
-      if (floor >= snapshot.nextAttemptAt)
-        return {
-          state: { ...m, backoff: undefined },
-          effects: [],
-          detail: 'backoff reset; the wait already ends at the floor on attempt starts',
-        };
-      const state = enter(m, { backoff: undefined, timerAt: floor }, { ...snapshot, nextAttemptAt: floor });
-      return {
-        state,
-        effects: [{ type: 'set-timer', at: floor }],
-        detail: `backoff reset; next attempt in ${String(floor - env.now)} ms (the floor on attempt starts)`,
-      };
+      m.hintedUntil > env.now
+        ? flag({ ...m, paused: true }, 'paused: the wait the server asked for runs on, then no attempt until resume()')
+        : park({ ...m, paused: true }, env, m.snapshot.lastError, [], 'paused; the wait is on hold until resume()'),
+    resume: (m) => flag({ ...m, paused: false }, 'resumed; the wait runs on'),
+    'reset-backoff': (m, _e, env) => endWaitEarly(m, env, false, 'backoff reset'),
+    wake: (m, e, env) => {
+      const left = waitOf(m).nextAttemptAt - env.now;
+      if (left <= e.ifWaitExceeds)
+        return noop(m, `wake: ${String(left)} ms of the wait left, not over ${String(e.ifWaitExceeds)} ms`);
+      return endWaitEarly(m, env, true, 'woken: backoff reset');
     },
   },
   SHUTDOWN: {},
@@ -667,6 +724,7 @@ const NOT_APPLICABLE: Readonly<Record<EventType, string>> = {
   ended: 'no attempt or connection to end',
   timer: 'no timer armed',
   'reset-backoff': 'nothing to reset',
+  wake: 'wake() applies only while waiting for the next attempt',
   idle: 'idle() applies only in CONNECTING and READY, or while waiting for resume()',
   pause: 'already paused',
   resume: 'not paused',

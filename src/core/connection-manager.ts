@@ -106,6 +106,12 @@ class AttemptRun<C> implements AttemptContext, Observer<C> {
   }
 }
 
+/** Options of {@link ConnectionManager.wake}. */
+export interface WakeOptions {
+  /** Cut the wait only if more than this is left of it, ms. @defaultValue 0 */
+  readonly ifWaitExceeds?: number;
+}
+
 /**
  * Keeps one connection alive with gRPC's connection-backoff protocol, for any transport, and
  * publishes its connectivity state.
@@ -190,11 +196,25 @@ export class ConnectionManager<C = unknown> {
   }
 
   /**
-   * gRPC's ResetConnectBackoff: in TRANSIENT_FAILURE the next attempt starts now; in any state the
-   * next wait starts again from the initial backoff. Never lengthens a wait.
+   * gRPC's ResetConnectBackoff: in TRANSIENT_FAILURE the next attempt starts now (or as soon as the
+   * floor on attempt starts allows, even over a wait the server asked for: this is the application's
+   * "retry now"); in any state the next wait starts again from the initial backoff. Never lengthens a wait.
    */
   resetBackoff(): void {
     this.#dispatch({ type: 'reset-backoff' });
+  }
+
+  /**
+   * A moment worth retrying at once has come: the network is back, the page is shown again. In
+   * TRANSIENT_FAILURE with more than `ifWaitExceeds` ms of the wait left, it is {@link resetBackoff},
+   * except that a wait the server asked for still holds (such moments come to every client at once);
+   * elsewhere, or with less left, a traced no-op. What an adapter calls on such an event, so that
+   * none of them re-implements which waits it may cut.
+   */
+  wake(options: WakeOptions = {}): void {
+    const raw = checkOptionsObject('wake options', options);
+    const ifWaitExceeds = optionalNumber('ifWaitExceeds', raw['ifWaitExceeds'], 0, { min: 0, allowInfinity: true });
+    this.#dispatch({ type: 'wake', ifWaitExceeds });
   }
 
   /** Aborts the attempt or closes the connection and goes IDLE (an idle timeout). */

@@ -11,6 +11,7 @@ import {
   isPermanentError,
   markGracefulEnd,
   permanent,
+  retryAfter,
 } from '../../src/index.js';
 import { TRANSITIONS, isAllowedTransition } from '../../src/core/index.js';
 import {
@@ -46,6 +47,7 @@ const EVENTS: Record<string, (m: M) => MachineEvent<string>> = {
   ended: (m) => ({ type: 'ended', attemptId: m.attemptId, error: new Error('boom'), clean: false }),
   timer: (m) => ({ type: 'timer', at: m.timerAt ?? 0 }),
   'reset-backoff': () => ({ type: 'reset-backoff' }),
+  wake: () => ({ type: 'wake', ifWaitExceeds: 0 }),
   idle: () => ({ type: 'idle' }),
   pause: () => ({ type: 'pause' }),
   resume: () => ({ type: 'resume' }),
@@ -60,6 +62,7 @@ const EXPECTED: Record<ConnectivityState, Record<string, ConnectivityState | '-'
     ended: '-',
     timer: '-',
     'reset-backoff': 'IDLE',
+    wake: '-',
     idle: '-',
     pause: 'IDLE',
     resume: '-',
@@ -71,6 +74,7 @@ const EXPECTED: Record<ConnectivityState, Record<string, ConnectivityState | '-'
     ended: 'TRANSIENT_FAILURE',
     timer: 'TRANSIENT_FAILURE',
     'reset-backoff': 'CONNECTING',
+    wake: '-',
     idle: 'IDLE',
     pause: 'CONNECTING',
     resume: '-',
@@ -82,6 +86,7 @@ const EXPECTED: Record<ConnectivityState, Record<string, ConnectivityState | '-'
     ended: 'TRANSIENT_FAILURE',
     timer: '-',
     'reset-backoff': 'READY',
+    wake: '-',
     idle: 'IDLE',
     pause: 'READY',
     resume: '-',
@@ -93,6 +98,7 @@ const EXPECTED: Record<ConnectivityState, Record<string, ConnectivityState | '-'
     ended: '-',
     timer: 'CONNECTING',
     'reset-backoff': 'CONNECTING',
+    wake: 'CONNECTING',
     idle: '-',
     pause: 'IDLE',
     resume: '-',
@@ -104,6 +110,7 @@ const EXPECTED: Record<ConnectivityState, Record<string, ConnectivityState | '-'
     ended: '-',
     timer: '-',
     'reset-backoff': '-',
+    wake: '-',
     idle: '-',
     pause: '-',
     resume: '-',
@@ -365,6 +372,105 @@ describe('pause and resume (e.g. offline)', () => {
     const resumed = step(idle, { type: 'resume' }, 8).state;
     expect(resumed.snapshot.state).toBe('IDLE');
     expect(resumed.paused).toBe(false);
+  });
+});
+
+describe('wake (the network is back, the page is shown) and the wait the server asked for', () => {
+  const refused = new Error('refused');
+  const fail = (m: M, now: number, error: unknown = refused, over: Partial<MachineEnv> = {}) =>
+    step(m, { type: 'ended', attemptId: m.attemptId, error, clean: false }, now, over);
+  const wake = (m: M, now: number, ifWaitExceeds = 0, over: Partial<MachineEnv> = {}) =>
+    step(m, { type: 'wake', ifWaitExceeds }, now, over);
+  /** Attempt 1 failed at 10 with `error`; the wait ends at 1000 (its backoff) or later for a hint. */
+  const waiting = (error: unknown = refused, over: Partial<MachineEnv> = {}) =>
+    fail(step(initialState<string>(0), { type: 'connect' }, 0, over).state, 10, error, over).state;
+
+  it('with more than ifWaitExceeds of the wait left, the next attempt starts at once with a fresh backoff', () => {
+    const second = step(waiting(), { type: 'timer', at: 1000 }, 1000).state;
+    const t = fail(second, 1100).state; // attempt 2 (1.6 s) failed: wait until 2600
+    expect(t.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 2, nextAttemptAt: 2600 });
+    const { state, effects, detail } = wake(t, 1200, 1000);
+    expect(state.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 1, since: 1200 });
+    expect(state.deadline).toBe(2200);
+    expect(effects.map((e) => e.type)).toEqual(['set-timer', 'start-attempt']);
+    expect(detail).toMatch(/^woken: backoff reset; attempt 1/);
+  });
+
+  it('with no more than ifWaitExceeds left it is a no-op that says how much was left', () => {
+    const t = waiting();
+    const result = wake(t, 100, 900);
+    expect(result.state).toBe(t);
+    expect(result.effects).toEqual([]);
+    expect(result.detail).toBe('ignored: wake: 900 ms of the wait left, not over 900 ms');
+  });
+
+  it('does not cut a wait the server asked for: a hint longer than the backoff holds it', () => {
+    const t = waiting(retryAfter(new Error('503'), 30_000));
+    // 30 s from the failure at 10, spread upwards by up to 20 % (random 0.5: +10 %).
+    expect(t.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 33_010 });
+    expect(t.hintedUntil).toBe(33_010);
+    const { state, effects, detail } = wake(t, 500);
+    expect(state.snapshot).toBe(t.snapshot);
+    expect(state.backoff).toBeUndefined();
+    expect(effects).toEqual([]);
+    expect(detail).toBe('woken: backoff reset; the wait already ends at the wait the server asked for');
+    // The application's own "retry now" still wins.
+    expect(step(t, { type: 'reset-backoff' }, 500).state.snapshot.state).toBe('CONNECTING');
+  });
+
+  it('a hint shorter than the backoff: the wait is cut to the hint, not to now', () => {
+    const over = { backoff: constantBackoff(100_000) };
+    const t = waiting(retryAfter(new Error('503'), 5000), over);
+    expect(t.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 100_000 });
+    const { state, effects, detail } = wake(t, 1000, 0, over);
+    expect(state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 5510 });
+    expect(effects).toEqual([{ type: 'set-timer', at: 5510 }]);
+    expect(detail).toBe('woken: backoff reset; next attempt in 4510 ms (the wait the server asked for)');
+    expect(wake(state, 6000, 0, over).detail).toMatch(/^ignored: wake in CONNECTING|^ignored: wake: /);
+  });
+
+  it('a hint that has run out no longer holds anything', () => {
+    const over = { backoff: constantBackoff(100_000) };
+    const t = waiting(retryAfter(new Error('503'), 5000), over);
+    expect(wake(t, 6000, 0, over).state.snapshot).toMatchObject({ state: 'CONNECTING', since: 6000 });
+  });
+
+  it('cannot undercut the floor on attempt starts', () => {
+    const over = { backoff: constantBackoff(60_000), attemptSpacing: { burst: 1, interval: 5000 } };
+    const t = waiting(refused, over);
+    const { state, effects } = wake(t, 1000, 0, over);
+    expect(state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 5000 });
+    expect(effects).toEqual([{ type: 'set-timer', at: 5000 }]);
+  });
+
+  it('pausing during a wait the server asked for: the wait runs on, then the machine holds', () => {
+    const t = waiting(retryAfter(new Error('503'), 30_000));
+    const paused = step(t, { type: 'pause' }, 100);
+    expect(paused.state.snapshot).toBe(t.snapshot);
+    expect(paused.state.paused).toBe(true);
+    expect(paused.effects).toEqual([]);
+    const held = step(paused.state, { type: 'timer', at: 33_010 }, 33_010);
+    expect(held.state.snapshot).toMatchObject({ state: 'IDLE', paused: true, attempt: 1 });
+    expect(held.effects).toEqual([]);
+    expect(step(held.state, { type: 'resume' }, 40_000).state.snapshot).toMatchObject({ state: 'CONNECTING' });
+  });
+
+  it('resumed during that wait, the wait runs on and the attempt starts when it ends', () => {
+    const t = waiting(retryAfter(new Error('503'), 30_000));
+    const paused = step(t, { type: 'pause' }, 100).state;
+    const resumed = step(paused, { type: 'resume' }, 200);
+    expect(resumed.state.snapshot).toBe(t.snapshot);
+    expect(resumed.state.paused).toBe(false);
+    expect(resumed.detail).toBe('resumed; the wait runs on');
+    expect(step(resumed.state, { type: 'timer', at: 33_010 }, 33_010).state.snapshot.state).toBe('CONNECTING');
+  });
+
+  it('an attempt that fails with a hint while paused waits for the hint first; a reset then holds', () => {
+    const paused = step(step(initialState<string>(0), { type: 'connect' }).state, { type: 'pause' }, 1).state;
+    const t = fail(paused, 10, retryAfter(new Error('503'), 30_000)).state;
+    expect(t.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 33_010 });
+    expect(t.paused).toBe(true);
+    expect(step(t, { type: 'reset-backoff' }, 20).state.snapshot).toMatchObject({ state: 'IDLE', paused: true });
   });
 });
 

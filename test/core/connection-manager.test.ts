@@ -79,6 +79,37 @@ describe('getState(tryToConnect)', () => {
   });
 });
 
+describe('wake', () => {
+  it('ends a long wait at once, leaves a short one, and traces both', () => {
+    const trace: TraceEntry[] = [];
+    const h = harness({ trace: (entry) => trace.push(entry) });
+    h.manager.connect();
+    h.fake.last?.fail(new Error('refused')); // wait until 1000
+    h.manager.wake({ ifWaitExceeds: 1000 });
+    expect(h.manager.snapshot.state).toBe('TRANSIENT_FAILURE');
+    expect(trace.at(-1)).toMatchObject({ event: 'wake', from: 'TRANSIENT_FAILURE', to: 'TRANSIENT_FAILURE' });
+    expect(trace.at(-1)?.detail).toMatch(/^ignored: wake: \d+ ms of the wait left, not over 1000 ms/);
+    h.manager.wake();
+    expect(h.manager.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 1 });
+    expect(h.starts).toEqual([0, 0]);
+    h.manager.shutdown();
+  });
+
+  it('rejects bad options naming the option and the value', () => {
+    const h = harness();
+    expect(() => {
+      h.manager.wake({ ifWaitExceeds: -1 });
+    }).toThrow(/option "ifWaitExceeds" must be a number >= 0.*got -1/);
+    expect(() => {
+      h.manager.wake({ ifWaitExceeds: Number.NaN });
+    }).toThrow(/"ifWaitExceeds".*got NaN/);
+    expect(() => {
+      h.manager.wake('soon' as never);
+    }).toThrow(/wake options must be an object, got "soon"/);
+    h.manager.shutdown();
+  });
+});
+
 describe('waitForStateChange', () => {
   it('resolves true at once when the state already differs', async () => {
     const h = harness();

@@ -13,7 +13,6 @@ import type { Connector } from '../../core/connector.js';
 import { defineDispose, type DisposableWhereDeclared } from '../../internal/dispose.js';
 import { happyEyeballs } from '../../connectors/happy-eyeballs.js';
 import { reportUnhandledError } from '../../internal/report-unhandled-error.js';
-import { isRetryAfterError } from '../../errors/retry-after-error.js';
 import { LatestSubject } from '../../internal/latest-subject.js';
 import { isOffline, watchEnvironment } from './environment-watch.js';
 import { type Heartbeat, startHeartbeat } from './heartbeat.js';
@@ -548,23 +547,16 @@ export class ReconnectingWebSocket {
   #onOnline(manager: ConnectionManager<WebSocketLike>): void {
     if (manager !== this.#manager) return;
     this.#heartbeat?.check();
-    if (isPaused(this.#current) || manager.snapshot.state !== 'TRANSIENT_FAILURE') {
-      if (this.#options.pauseWhileOffline) manager.resume();
-    } else if (!isRetryAfterError(this.#current.lastError)) {
-      // Coming back online retries at once, but a wait the server asked for is respected.
-      manager.resetBackoff();
-    }
+    // Back online: a wait ends now (the core keeps a wait the server asked for), a paused attempt starts.
+    manager.wake();
+    if (this.#options.pauseWhileOffline) manager.resume();
   }
 
   #onVisible(manager: ConnectionManager<WebSocketLike>): void {
     if (manager !== this.#manager) return;
     // Background tabs throttle timers: a connection that died meanwhile is found now.
     this.#heartbeat?.check();
-    if (!this.#options.retryOnVisible) return;
-    const snapshot = this.#current;
-    if (snapshot.state !== 'TRANSIENT_FAILURE' || isRetryAfterError(snapshot.lastError)) return;
-    if (snapshot.nextAttemptAt - this.#options.scheduler.now() > this.#options.visibleRetryThreshold)
-      manager.resetBackoff();
+    if (this.#options.retryOnVisible) manager.wake({ ifWaitExceeds: this.#options.visibleRetryThreshold });
   }
 
   #emit<K extends EventType>(type: K, event: ReconnectingWebSocketEventMap[K]): void {

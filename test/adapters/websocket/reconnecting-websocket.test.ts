@@ -930,6 +930,40 @@ describe('herd options, as the connection manager has them', () => {
 });
 
 describe('server-directed waits and browser events', () => {
+  it('going offline during a wait the server asked for and back online: the wait still holds', () => {
+    const h = setup();
+    h.last().open();
+    h.last().finish(1013, 'retry-after=30', true);
+    const { nextAttemptAt } = h.socket.snapshot as { nextAttemptAt: number };
+    expect(nextAttemptAt).toBeGreaterThanOrEqual(30_000);
+    h.environment.goOffline();
+    h.clock.advanceBy(5000);
+    h.environment.goOnline();
+    expect(h.fake.sockets).toHaveLength(1);
+    expect(h.socket.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt });
+    h.clock.advanceTo(nextAttemptAt);
+    expect(h.fake.sockets).toHaveLength(2);
+  });
+
+  it('back online during a backoff longer than the server asked for: the wait is cut to the hint', () => {
+    const h = setup();
+    refuseAll(h, 40_000); // seven refusals: the next wait is 1.6^7 s
+    h.clock.advanceTo((h.socket.snapshot as { nextAttemptAt: number }).nextAttemptAt);
+    h.last().open();
+    h.last().finish(1013, 'retry-after=5', true);
+    const lost = h.clock.now();
+    const waiting = h.socket.snapshot as { state: string; nextAttemptAt: number };
+    expect(waiting.state).toBe('TRANSIENT_FAILURE');
+    expect(waiting.nextAttemptAt - lost).toBeCloseTo(26_843.5, 0);
+    h.environment.goOnline();
+    const { nextAttemptAt } = h.socket.snapshot as { nextAttemptAt: number };
+    expect(nextAttemptAt - lost).toBeGreaterThanOrEqual(5000);
+    expect(nextAttemptAt - lost).toBeLessThanOrEqual(6000);
+    const before = h.fake.sockets.length;
+    h.clock.advanceTo(nextAttemptAt);
+    expect(h.fake.sockets).toHaveLength(before + 1);
+  });
+
   it('coming back online does not cut short a wait the server asked for', () => {
     const h = setup();
     h.last().open();

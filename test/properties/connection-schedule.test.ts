@@ -145,6 +145,45 @@ describe('connection-schedule: the checker of the schedule invariant', () => {
   });
 });
 
+describe('connection-schedule: wakes (online, the page shown) and offline spells', () => {
+  const SLOW: ScheduleRules = { backoff: constantBackoff(60_000), minUptime: 5000 };
+
+  it('a wake during a wait allows the next start at once and restarts the cycle; without it, REJECTED', () => {
+    const woken = { ...trace(refused([0, 1000, 61_000])), wakes: [1000] };
+    expect(scheduleViolations(woken, SLOW)).toEqual([]);
+    expect(scheduleViolations(trace(refused([0, 1000])), SLOW)[0]).toMatch(/^attempt 2 at 1000 ms: .*under 60000 ms/);
+    // The wake restarted the cycle once: the attempt after the woken one waits its backoff again.
+    expect(scheduleViolations({ ...trace(refused([0, 905, 2000])), wakes: [900] }, SLOW)[0]).toMatch(
+      /^attempt 3 at 2000 ms: 1095 ms after attempt 2 began/,
+    );
+  });
+
+  it("REJECTS a woken start before the server's hint, and a wake before the attempt ended", () => {
+    const early = { ...trace([...refused([0], 30_000), ...refused([1000])]), wakes: [1000] };
+    expect(scheduleViolations(early, SLOW)[0]).toMatch(/^attempt 2 at 1000 ms: .*the server's hint of 30000 ms/);
+    const hinted = { ...trace([...refused([0], 30_000), ...refused([30_000])]), wakes: [1000] };
+    expect(scheduleViolations(hinted, SLOW)).toEqual([]);
+    const inFlight: TracedAttempt[] = [{ start: 0, end: { kind: 'failed', at: 500 } }, ...refused([1000])];
+    expect(scheduleViolations({ ...trace(inFlight), wakes: [400] }, SLOW)[0]).toMatch(/^attempt 2 at 1000 ms/);
+  });
+
+  it('REJECTS a start while offline; a wait is measured from the end of the spell it ran into', () => {
+    const spell = { from: 500, to: 400_000 };
+    const online = { ...trace(refused([0, 400_000])), wakes: [400_000], offline: [spell] };
+    expect(scheduleViolations(online, SLOW)).toEqual([]);
+    expect(scheduleViolations({ ...online, wakes: [] }, SLOW)).toEqual([]);
+    expect(scheduleViolations({ ...trace(refused([0, 200_000])), offline: [spell] }, SLOW)).toEqual([
+      'attempt 2 at 200000 ms: while offline (from 500 ms to 400000 ms)',
+    ]);
+    const late = { ...trace(refused([0, 600_000])), offline: [spell] };
+    expect(scheduleViolations(late, SLOW)).toEqual([
+      'attempt 2 at 600000 ms: 200000 ms after back online at 400000 ms; no wait may exceed 120001 ms',
+    ]);
+    const stillOffline = { ...trace(refused([0]), 900_000), offline: [{ from: 500, to: Infinity }] };
+    expect(scheduleViolations(stillOffline, SLOW)).toEqual([]);
+  });
+});
+
 describe('connection-schedule: races over several addresses', () => {
   const passFailed = (start: number, at: number): TracedAttempt => ({
     start,

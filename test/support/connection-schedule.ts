@@ -20,6 +20,11 @@
  *    interval) + reconnectSpread. The ceiling is `maxRetryAfter`, by default max(the policy's
  *    `bounds.max`, 120 s).
  * 3. One at a time: no attempt starts before the one before it has ended.
+ * 4. Moments worth retrying (`wakes`: the network came back, the page was shown) and offline spells
+ *    (`offline`), where the trace has them. A wake during a wait may end it early and restart the
+ *    cycle, but never before the server's hint or the floor on attempt starts. No attempt starts
+ *    while offline; a wait that ran into an offline spell is measured for invariant 2 from the end of
+ *    the spell.
  *
  * Where the rules leave a choice, the checker follows every reading and lets the next start be as
  * early as the most permissive one allows: a graceful end with the credit there may reset the cycle
@@ -74,6 +79,16 @@ export interface TracedAttempt {
 export interface ScheduleTrace {
   readonly attempts: readonly TracedAttempt[];
   readonly end: number;
+  /** When something worth retrying at once happened (online, the page shown), oldest first. */
+  readonly wakes?: readonly number[] | undefined;
+  /** The spells the host was offline, `[from, to)`, oldest first; `to` is Infinity if it stayed offline. */
+  readonly offline?: readonly OfflineSpell[] | undefined;
+}
+
+/** A spell offline: from `from` up to (not including) `to`. */
+export interface OfflineSpell {
+  readonly from: number;
+  readonly to: number;
 }
 
 /** The rules the component was configured with; see the module notes. */
@@ -231,7 +246,7 @@ function readings(a: TracedAttempt, end: AttemptEnd, cycle: Cycle, r: Resolved):
  * trace agrees with it: a reading whose earliest next start the trace undercuts is dropped, and the
  * next start breaks the rules only when it undercuts every reading.
  */
-function walk(attempts: readonly TracedAttempt[], r: Resolved): (Step | undefined)[] {
+function walk(attempts: readonly TracedAttempt[], r: Resolved, wakes: readonly number[] = []): (Step | undefined)[] {
   let cycles: Cycle[] = [{ k: 0, credit: false }];
   return attempts.map((a, i) => {
     const end = a.end;
@@ -239,11 +254,21 @@ function walk(attempts: readonly TracedAttempt[], r: Resolved): (Step | undefine
     const hint = end.kind === 'stopped' ? 0 : hintOf(end.hint);
     const hinted = hint > 0 ? end.at + Math.min(hint, r.ceiling) : -Infinity;
     const hintWhy = `the server's hint of ${ms(hint)}${hint > r.ceiling ? ` cut to ${ms(r.ceiling)}` : ''} after the failure`;
-    const options = cycles
-      .flatMap((cycle) => readings(a, end, cycle, r))
-      .map((o) => (hinted > o.earliest ? { ...o, earliest: hinted, why: hintWhy } : o));
-    const most = options.reduce((best, o) => (o.earliest < best.earliest ? o : best));
     const next = attempts[i + 1]?.start;
+    // The first wake in the wait (before the next start) may have ended it and restarted the cycle.
+    const wake = wakes.find((w) => w >= end.at - r.tolerance && (next === undefined || w <= next + r.tolerance));
+    const woken: Reading[] =
+      wake === undefined
+        ? []
+        : cycles.map((cycle) => ({
+            earliest: wake,
+            why: `a wake at ${ms(wake)} (the cycle restarted)`,
+            cycle: { k: 0, credit: cycle.credit },
+          }));
+    const options = [...cycles.flatMap((cycle) => readings(a, end, cycle, r)), ...woken].map((o) =>
+      hinted > o.earliest ? { ...o, earliest: hinted, why: hintWhy } : o,
+    );
+    const most = options.reduce((best, o) => (o.earliest < best.earliest ? o : best));
     const agreed = next === undefined ? options : options.filter((o) => next >= o.earliest - r.tolerance);
     const seen = new Set<string>();
     cycles = (agreed.length > 0 ? agreed : options)
@@ -299,10 +324,28 @@ function orderViolations(list: readonly TracedAttempt[], i: number, name: string
   return [];
 }
 
+/** Starts made while the host was offline. */
+function offlineViolations(trace: ScheduleTrace, r: Resolved, name: string): string[] {
+  const spells = trace.offline ?? [];
+  return trace.attempts.flatMap((a, i) => {
+    const spell = spells.find((s) => a.start > s.from + r.tolerance && a.start < s.to - r.tolerance);
+    return spell === undefined
+      ? []
+      : [`${name} ${String(i + 1)} at ${ms(a.start)}: while offline (from ${ms(spell.from)} to ${ms(spell.to)})`];
+  });
+}
+
+/** Where a wait that began at `from` is measured from for invariant 2: after any offline spell it ran into. */
+function waitFrom(from: number, until: number, spells: readonly OfflineSpell[]): number {
+  let at = from;
+  for (const s of spells) if (s.from <= until && s.to > at) at = Math.max(at, s.to);
+  return at;
+}
+
 function checkSchedule(trace: ScheduleTrace, r: Resolved, name = 'attempt'): string[] {
   const { attempts } = trace;
-  const out: string[] = [];
-  const steps = walk(attempts, r);
+  const out: string[] = offlineViolations(trace, r, name);
+  const steps = walk(attempts, r, trace.wakes);
   attempts.forEach((a, i) => {
     out.push(...orderViolations(attempts, i, name));
     const step = steps[i];
@@ -316,11 +359,13 @@ function checkSchedule(trace: ScheduleTrace, r: Resolved, name = 'attempt'): str
     }
     if (end.kind === 'stopped') return;
     const until = next?.start ?? trace.end;
-    if (until - end.at > r.upper) {
+    const from = waitFrom(end.at, until, trace.offline ?? []);
+    if (until - from > r.upper) {
+      const after = from > end.at ? `back online at ${ms(from)}` : `${name} ${String(i + 1)} ended (${end.kind})`;
       out.push(
         next === undefined
-          ? `no ${name} in the ${ms(until - end.at)} after ${name} ${String(i + 1)} ended (${end.kind}) at ${ms(end.at)}; no wait may exceed ${ms(r.upper)}`
-          : `${name} ${String(i + 2)} at ${ms(next.start)}: ${ms(until - end.at)} after ${name} ${String(i + 1)} ended (${end.kind}); no wait may exceed ${ms(r.upper)}`,
+          ? `no ${name} in the ${ms(until - from)} after ${after}${from > end.at ? '' : ` at ${ms(end.at)}`}; no wait may exceed ${ms(r.upper)}`
+          : `${name} ${String(i + 2)} at ${ms(next.start)}: ${ms(until - from)} after ${after}; no wait may exceed ${ms(r.upper)}`,
       );
     }
   });

@@ -13,7 +13,11 @@
  * documented rules: hints clamped into [minReconnectionDelay, maxReconnectionDelay], which is the
  * ceiling the checker is given for it.
  *
- * Cases per run: 200 + 30 (1e30 hints) for the connector, 200 for ReconnectingWebSocket = 430.
+ * ReconnectingWebSocket also runs with the browser going offline and online and hiding and showing
+ * the page at generated times: the checker is told the wakes (online, visible) and the offline spells.
+ *
+ * Cases per run: 200 + 30 (1e30 hints) for the connector, 200 + 200 (browser events) for
+ * ReconnectingWebSocket = 630.
  */
 import fc from 'fast-check';
 import type { Subscription } from 'rxjs';
@@ -30,6 +34,7 @@ import { type SocketHooks, createWebSocketConnector } from '../../src/adapters/w
 import {
   type AttemptEnd,
   type ScheduleRules,
+  type ScheduleTrace,
   longestAllowedWait,
   scheduleViolations,
 } from '../support/connection-schedule.js';
@@ -182,8 +187,9 @@ function problemsOf(
   server: ReturnType<typeof fakeServer>,
   end: number,
   rules: ScheduleRules,
+  browser: Pick<ScheduleTrace, 'wakes' | 'offline'> = {},
 ): string[] {
-  const problems = scheduleViolations({ attempts: server.attempts, end }, rules);
+  const problems = scheduleViolations({ attempts: server.attempts, end, ...browser }, rules);
   if (server.mostOpen() > 1) problems.push(`${String(server.mostOpen())} sockets were open at once`);
   if (server.openNow() > 0) problems.push(`${String(server.openNow())} sockets open after shutdown`);
   if (clock.pendingTimers() > 0) problems.push(`${String(clock.pendingTimers())} timers left after shutdown`);
@@ -263,7 +269,66 @@ const delaySpec: fc.Arbitrary<DelaySpec> = fc.integer({ min: 0, max: 5000 }).cha
   }),
 );
 
-function runReconnectingWebSocket(behaviours: readonly Behaviour[], delays: DelaySpec, random: RandomSpec): string[] {
+/** What the browser does meanwhile: after `gap` ms, goes offline or online, or hides or shows the page. */
+interface BrowserEvent {
+  readonly gap: number;
+  readonly kind: 'offline' | 'online' | 'hidden' | 'visible';
+}
+
+const browserEvents: fc.Arbitrary<BrowserEvent[]> = fc.array(
+  fc.record({
+    gap: fc.oneof(fc.integer({ min: 0, max: 2000 }), fc.integer({ min: 0, max: 200_000 })),
+    kind: fc.constantFrom<BrowserEvent['kind']>('offline', 'online', 'hidden', 'visible'),
+  }),
+  { minLength: 1, maxLength: 10 },
+);
+
+/**
+ * Plays `events` on `environment` in virtual time, and back online after the last. `stop()` cancels
+ * what has not happened yet and returns what the schedule checker reads of what did: the wakes
+ * (every `online`, every `visible`) and the offline spells (one still open lasts to Infinity).
+ */
+function playBrowser(clock: VirtualClock, environment: FakeEnvironment, events: readonly BrowserEvent[]) {
+  const wakes: number[] = [];
+  const offline: { from: number; to: number }[] = [];
+  let from: number | undefined;
+  const act = (kind: BrowserEvent['kind']) => {
+    const now = clock.now();
+    if (kind === 'offline') {
+      from ??= now;
+      environment.goOffline();
+    } else if (kind === 'online') {
+      if (from !== undefined) offline.push({ from, to: now });
+      from = undefined;
+      wakes.push(now);
+      environment.goOnline();
+    } else {
+      if (kind === 'visible') wakes.push(now);
+      environment.setVisibility(kind);
+    }
+  };
+  let at = 0;
+  const timers = [...events, { gap: 1000, kind: 'online' as const }].map((event) => {
+    at += event.gap;
+    return clock.scheduler.schedule(() => {
+      act(event.kind);
+    }, at);
+  });
+  return {
+    over: at,
+    stop: (): Pick<ScheduleTrace, 'wakes' | 'offline'> => {
+      for (const timer of timers) timer.unsubscribe();
+      return { wakes, offline: from === undefined ? offline : [...offline, { from, to: Infinity }] };
+    },
+  };
+}
+
+function runReconnectingWebSocket(
+  behaviours: readonly Behaviour[],
+  delays: DelaySpec,
+  random: RandomSpec,
+  browser: readonly BrowserEvent[] = [],
+): string[] {
   const clock = createVirtualClock();
   const server = fakeServer(clock, behaviours);
   const rules: ScheduleRules = {
@@ -279,22 +344,28 @@ function runReconnectingWebSocket(behaviours: readonly Behaviour[], delays: Dela
     // The documented clamp of a 1012/1013 hint.
     maxRetryAfter: delays.maxReconnectionDelay,
   };
+  const environment = new FakeEnvironment();
   const socket = new ReconnectingWebSocket('ws://server.test/', undefined, {
     WebSocket: server.WebSocket,
     scheduler: clock.scheduler,
     random: randomOf(random),
-    environment: new FakeEnvironment(),
+    environment,
     ...delays,
   });
+  const played = playBrowser(clock, environment, browser);
   try {
-    runUntilQuiet(clock, longestAllowedWait(rules) + 1000, () => server.attempts.length >= MAX_ATTEMPTS);
+    runUntilQuiet(
+      clock,
+      longestAllowedWait(rules) + 1000,
+      () => server.attempts.length >= MAX_ATTEMPTS && clock.now() >= played.over,
+    );
   } finally {
     server.state.stopping = true;
     socket.close();
   }
   const end = clock.now();
   clock.advanceBy(0);
-  return problemsOf(clock, server, end, rules);
+  return problemsOf(clock, server, end, rules, played.stop());
 }
 
 describe('WebSocket on virtual time: the schedule invariant against generated servers', () => {
@@ -321,6 +392,15 @@ describe('WebSocket on virtual time: the schedule invariant against generated se
         },
       ),
       { numRuns: 30 },
+    );
+  });
+
+  it('ReconnectingWebSocket: any server and delay options while the browser goes offline and online, hides and shows the page', () => {
+    fc.assert(
+      fc.property(servers, delaySpec, randomSpec, browserEvents, (...args) => {
+        expect(runReconnectingWebSocket(...args)).toEqual([]);
+      }),
+      { numRuns: 200 },
     );
   });
 

@@ -4,7 +4,6 @@ import {
   type FailoverAttemptContext,
   type FailoverProvider,
   type ProviderSnapshot,
-  circuitBreaker,
   failover,
   isFailoverError,
   RetryMetrics,
@@ -13,6 +12,7 @@ import { createVirtualClock, type VirtualClock } from '../../../../src/testing/i
 import { constantBackoff, isBackoffPolicyError } from '../../../../src/index.js';
 import { DEFAULT_ATTEMPT_SPACING, maxStartsIn } from '../../../../src/core/index.js';
 import { BROKEN_DELAYS, brokenPolicy } from '../../../support/broken-policy.js';
+import { oneFailureBreaker } from '../support.js';
 
 const refused = (): Error => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
 const httpError = (status: number, headers: Record<string, string> = {}): Error =>
@@ -221,12 +221,7 @@ describe('failover on virtual time', () => {
 
   it('skips a provider whose breaker is open, and says so', async () => {
     const clock = createVirtualClock();
-    const breaker = circuitBreaker({
-      name: 'a',
-      consecutiveFailures: 1,
-      breakDuration: 60_000,
-      scheduler: clock.scheduler,
-    });
+    const breaker = oneFailureBreaker(clock, { name: 'a', breakDuration: 60_000 });
     const a = provider(clock, 'a', 1, refused, {
       breaker,
       backoff: {
@@ -252,7 +247,7 @@ describe('failover on virtual time', () => {
 
   it('the caller can abort: attempts in flight are aborted and nothing counts against a breaker', async () => {
     const clock = createVirtualClock();
-    const breaker = circuitBreaker({ name: 'a', consecutiveFailures: 1, scheduler: clock.scheduler });
+    const breaker = oneFailureBreaker(clock, { name: 'a' });
     const a = provider(clock, 'a', 1000, () => 'a', { breaker });
     const send = failover([a.spec], { scheduler: clock.scheduler });
     const controller = new AbortController();

@@ -18,6 +18,19 @@ const refused = (): Error => Object.assign(new Error('connect ECONNREFUSED'), { 
 const httpError = (status: number, headers: Record<string, string> = {}): Error =>
   Object.assign(new Error(`HTTP ${String(status)}`), { status, headers });
 
+/** Two retries with no wait; a third is never asked for (it would throw). */
+const TWO_RETRIES_AT_ONCE = {
+  first: () => ({
+    delay: 0,
+    next: () => ({
+      delay: 0,
+      next: () => {
+        throw new Error('unused');
+      },
+    }),
+  }),
+};
+
 /** Lets promise callbacks run (no time passes). */
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -179,17 +192,7 @@ describe('failover on virtual time', () => {
 
     let bad = true;
     const sick = provider(clock, 'sick', 1, () => (bad ? refused() : 'sick'), {
-      backoff: {
-        first: () => ({
-          delay: 0,
-          next: () => ({
-            delay: 0,
-            next: () => {
-              throw new Error('unused');
-            },
-          }),
-        }),
-      },
+      backoff: TWO_RETRIES_AT_ONCE,
     });
     const well = provider(clock, 'well', 1, () => 'well');
     const weighted = failover([sick.spec, well.spec], {
@@ -224,17 +227,7 @@ describe('failover on virtual time', () => {
     const breaker = oneFailureBreaker(clock, { name: 'a', breakDuration: 60_000 });
     const a = provider(clock, 'a', 1, refused, {
       breaker,
-      backoff: {
-        first: () => ({
-          delay: 0,
-          next: () => ({
-            delay: 0,
-            next: () => {
-              throw new Error('unused');
-            },
-          }),
-        }),
-      },
+      backoff: TWO_RETRIES_AT_ONCE,
     });
     const b = provider(clock, 'b', 1, refused);
     const send = failover([a.spec, b.spec], { scheduler: clock.scheduler, random: () => 0.5, maxAttempts: 3 });

@@ -7,14 +7,49 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { exponentialBackoff } from '../../../src/index.js';
 import { MAX_DELAY_MS } from '../../../src/core/index.js';
-import { HttpResponseError, retry } from '../../../src/toolkits/retry/index.js';
+import { type DelaySource, HttpResponseError, type RetryOptions, retry } from '../../../src/toolkits/retry/index.js';
 import { createVirtualClock } from '../../../src/testing/index.js';
 import { expectNamed, finiteIn, forEachHostileOption, hostileText } from '../../support/hostile-input.js';
 import { drive, grpcError } from './support.js';
 
+/**
+ * retry() on a virtual clock around an operation that throws `failure()` on its first call and returns
+ * 'ok' on the next (two attempts at most): the outcome, the calls made, and each retry's wait and its
+ * source.
+ */
+async function failOnceThenOk(failure: () => Error, options: RetryOptions = {}) {
+  const clock = createVirtualClock();
+  const delays: number[] = [];
+  const sources: DelaySource[] = [];
+  let calls = 0;
+  const outcome = await drive(
+    clock,
+    retry(
+      () => {
+        calls += 1;
+        if (calls === 1) throw failure();
+        return 'ok';
+      },
+      {
+        scheduler: clock.scheduler,
+        maxAttempts: 2,
+        ...options,
+        metrics: {
+          record: (e) => {
+            if (e.type !== 'retry') return;
+            delays.push(e.delay);
+            sources.push(e.source);
+          },
+        },
+      },
+    ),
+  );
+  return { clock, outcome, calls, delays, sources };
+}
+
 describe('hostile server hints through the real paths: never a NaN, infinite or negative sleep', () => {
   it('Retry-After through retry(): each wait is finite, in [0, maxRetryAfter], and is the time that actually passes', async () => {
-    const sources = new Map<string, number>();
+    const bySource = new Map<string, number>();
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(
@@ -26,32 +61,11 @@ describe('hostile server hints through the real paths: never a NaN, infinite or 
         ),
         fc.constantFrom(429, 503),
         async (value, status) => {
-          const clock = createVirtualClock();
-          const delays: number[] = [];
-          let calls = 0;
-          const outcome = await drive(
-            clock,
-            retry(
-              () => {
-                calls += 1;
-                if (calls === 1) throw new HttpResponseError({ status, headers: { 'retry-after': value as string } });
-                return 'ok';
-              },
-              {
-                scheduler: clock.scheduler,
-                maxAttempts: 2,
-                maxRetryAfter: 60_000,
-                backoff: exponentialBackoff({ initialDelay: 10, maxDelay: 1000 }),
-                metrics: {
-                  record: (e) => {
-                    if (e.type !== 'retry') return;
-                    delays.push(e.delay);
-                    sources.set(e.source, (sources.get(e.source) ?? 0) + 1);
-                  },
-                },
-              },
-            ),
+          const { clock, outcome, delays, sources } = await failOnceThenOk(
+            () => new HttpResponseError({ status, headers: { 'retry-after': value as string } }),
+            { maxRetryAfter: 60_000, backoff: exponentialBackoff({ initialDelay: 10, maxDelay: 1000 }) },
           );
+          for (const source of sources) bySource.set(source, (bySource.get(source) ?? 0) + 1);
           expect(outcome).toMatchObject({ status: 'fulfilled', value: 'ok' });
           expect(delays).toHaveLength(1);
           expect(finiteIn(delays[0]!, 0, 60_000)).toBe(true);
@@ -62,8 +76,8 @@ describe('hostile server hints through the real paths: never a NaN, infinite or 
       { numRuns: 500 },
     );
     // Both paths ran: hints that were honoured, and hints that fell back to the own backoff.
-    expect(sources.get('retry-after')).toBeGreaterThan(50);
-    expect(sources.get('backoff')).toBeGreaterThan(50);
+    expect(bySource.get('retry-after')).toBeGreaterThan(50);
+    expect(bySource.get('backoff')).toBeGreaterThan(50);
   });
 
   it('grpc-retry-pushback-ms through retry(): a wait finite and in [0, MAX_DELAY_MS], or no retry at all (gRFC A6: a bad value stops)', async () => {
@@ -76,23 +90,8 @@ describe('hostile server hints through the real paths: never a NaN, infinite or 
         ),
         async (values) => {
           seen.total += 1;
-          const clock = createVirtualClock();
-          const delays: number[] = [];
-          let calls = 0;
-          const outcome = await drive(
-            clock,
-            retry(
-              () => {
-                calls += 1;
-                if (calls === 1) throw grpcError(14, { 'grpc-retry-pushback-ms': values });
-                return 'ok';
-              },
-              {
-                scheduler: clock.scheduler,
-                maxAttempts: 2,
-                metrics: { record: (e) => (e.type === 'retry' ? delays.push(e.delay) : undefined) },
-              },
-            ),
+          const { clock, outcome, calls, delays } = await failOnceThenOk(() =>
+            grpcError(14, { 'grpc-retry-pushback-ms': values }),
           );
           if (outcome.status === 'fulfilled') {
             seen.waited += 1;

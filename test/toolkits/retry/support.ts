@@ -1,4 +1,5 @@
 import type { VirtualClock } from '../../../src/testing/index.js';
+import { type CircuitBreaker, type CircuitBreakerOptions, circuitBreaker } from '../../../src/toolkits/retry/index.js';
 
 /** Lets pending promise callbacks run (no timer, no real time). */
 export async function flush(rounds = 20): Promise<void> {
@@ -44,6 +45,11 @@ export async function drive<T>(clock: VirtualClock, promise: Promise<T>, limit =
 export function rejection(outcome: Settled<unknown>): unknown {
   if (outcome.status !== 'rejected') throw new Error(`expected a rejection, got ${outcome.status}`);
   return outcome.error;
+}
+
+/** A breaker on `clock` that opens at the first failure; `options` add the rest (name, breakDuration, store). */
+export function oneFailureBreaker(clock: VirtualClock, options: CircuitBreakerOptions = {}): CircuitBreaker {
+  return circuitBreaker({ consecutiveFailures: 1, scheduler: clock.scheduler, ...options });
 }
 
 /** A Node-style system error. */

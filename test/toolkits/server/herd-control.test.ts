@@ -5,14 +5,14 @@
  * node:http2 sessions. Connections are counted on the server; no assertion is on speed.
  */
 import { once } from 'node:events';
-import { type IncomingMessage, createServer } from 'node:http';
+import { type IncomingMessage, type Server, createServer } from 'node:http';
 import { type Http2Session, connect as connectHttp2, createServer as createHttp2Server } from 'node:http2';
 import type { AddressInfo, Server as NetServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket, { type ServerOptions, WebSocketServer } from 'ws';
 import { ConnectionManager, isRetryAfterError } from '../../../src/index.js';
 import { http2Connector } from '../../../src/adapters/grpc/index.js';
-import { admission, drain, drainHttp2 } from '../../../src/toolkits/server/index.js';
+import { type Admission, admission, drain, drainHttp2 } from '../../../src/toolkits/server/index.js';
 import { ReconnectingWebSocket } from '../../../src/adapters/websocket/index.js';
 
 const cleanups: (() => unknown)[] = [];
@@ -41,6 +41,26 @@ async function listen(server: NetServer): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
+/** A `ws` server with `options`, closed after the test. */
+function wsServer(options: ServerOptions): WebSocketServer {
+  const wss = new WebSocketServer(options);
+  cleanups.push(
+    () =>
+      new Promise((resolve) => {
+        wss.close(resolve);
+      }),
+  );
+  return wss;
+}
+
+/** An HTTP server whose upgrades go through `gate` into a `ws` server of their own (closed after the test). */
+function gatedWsServer(gate: Admission): { http: Server; wss: WebSocketServer } {
+  const http = createServer();
+  const wss = wsServer({ noServer: true });
+  http.on('upgrade', gate.upgrade(wss));
+  return { http, wss };
+}
+
 function clients(url: string, n: number): ReconnectingWebSocket[] {
   const sockets = Array.from(
     { length: n },
@@ -65,13 +85,7 @@ function clients(url: string, n: number): ReconnectingWebSocket[] {
 describe('drain() on a real ws server', () => {
   it('closes every client with 1012 and its own hint; clients with exact hints return no sooner, all of them', async () => {
     const http = createServer();
-    const wss = new WebSocketServer({ server: http });
-    cleanups.push(
-      () =>
-        new Promise((resolve) => {
-          wss.close(resolve);
-        }),
-    );
+    const wss = wsServer({ server: http });
     const connectedAt: number[] = [];
     const reasons: string[] = [];
     wss.on('connection', (ws) => {
@@ -115,15 +129,7 @@ describe('admission() on a real ws server', () => {
   it('admits at most `capacity` per second; every refused client gets its slot and all get in', async () => {
     const capacity = 5;
     const gate = admission({ capacity });
-    const http = createServer();
-    const wss = new WebSocketServer({ noServer: true });
-    cleanups.push(
-      () =>
-        new Promise((resolve) => {
-          wss.close(resolve);
-        }),
-    );
-    http.on('upgrade', gate.upgrade(wss));
+    const { http, wss } = gatedWsServer(gate);
     const admittedPerSecond = new Map<number, number>();
     const refusals: string[] = [];
     // When each client first knocked (before the gate sees it): clients that arrive within the same
@@ -180,15 +186,7 @@ describe('admission() on a real ws server', () => {
 
   it('can refuse upgrades with 503 instead', async () => {
     const gate = admission({ capacity: 1, refuseUpgrade: 'status-503', now: () => 0 });
-    const http = createServer();
-    const wss = new WebSocketServer({ noServer: true });
-    cleanups.push(
-      () =>
-        new Promise((resolve) => {
-          wss.close(resolve);
-        }),
-    );
-    http.on('upgrade', gate.upgrade(wss));
+    const { http } = gatedWsServer(gate);
     const port = await listen(http);
     const ok = new WebSocket(`ws://127.0.0.1:${String(port)}`);
     await once(ok, 'open');

@@ -16,6 +16,10 @@ const peer = (measuredFrom: 'attempt-start' | 'failure', connectTimeout: number,
   forClient: () => ({ rules: { measuredFrom, connectTimeout }, backoff: constantBackoff(wait) }),
 });
 
+/** `clients` lost at 0; the server is back at 0.5 s, takes one handshake a second and refuses or stalls the rest. */
+const backAtHalfSecond = (policy: StormPolicy, clients: number, server: 'refuse' | 'stall') =>
+  simulateStorm({ policy, clients, outage: 500, capacity: 1, server });
+
 describe('peers by their own rules', () => {
   it('a failure-measured peer waits before its first attempt and after each failure', () => {
     // Lost at 0: attempts at 1, 2, 3 s (down until 2.5 s), accepted at 3 s.
@@ -32,27 +36,15 @@ describe('peers by their own rules', () => {
   it('a stalled attempt lasts the client’s own connect timeout; from-failure waits then add to it', () => {
     // 3 clients, 1 handshake/s, server back at 0.5 s. Attempts at 1 s (after the 1 s first wait):
     // one accepted, two stalled until 1 + 4 = 5 s, then wait 1 s: at 6 s, one accepted, one stalled to 10 s, next at 11 s.
-    const r = simulateStorm({ policy: peer('failure', 4000), clients: 3, outage: 500, capacity: 1, server: 'stall' });
+    const r = backAtHalfSecond(peer('failure', 4000), 3, 'stall');
     expect(r.wasted).toBe(3);
     expect(r.reconnectedIn.p100).toBe(10_500);
-    const refused = simulateStorm({
-      policy: peer('failure', 4000),
-      clients: 3,
-      outage: 500,
-      capacity: 1,
-      server: 'refuse',
-    });
+    const refused = backAtHalfSecond(peer('failure', 4000), 3, 'refuse');
     expect(refused.reconnectedIn.p100).toBe(2500);
   });
 
   it('with a stalling server an attempt-start peer’s next attempt follows the timeout at once', () => {
-    const r = simulateStorm({
-      policy: peer('attempt-start', 4000),
-      clients: 2,
-      outage: 500,
-      capacity: 1,
-      server: 'stall',
-    });
+    const r = backAtHalfSecond(peer('attempt-start', 4000), 2, 'stall');
     // At 0 both refused (down); at 1 s one accepted, one stalled until 5 s and retried at once: accepted.
     expect(r.reconnectedIn.p100).toBe(4500);
   });
@@ -63,7 +55,7 @@ describe('peers by their own rules', () => {
       description: 'r',
       forClient: () => ({ backoff: constantBackoff(1000) }),
     };
-    const r = simulateStorm({ policy: redialer, clients: 2, outage: 500, capacity: 1, server: 'stall' });
+    const r = backAtHalfSecond(redialer, 2, 'stall');
     expect(r.reconnectedIn.p100).toBe(20_500);
   });
 

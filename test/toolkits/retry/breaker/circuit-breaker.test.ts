@@ -10,6 +10,7 @@ import {
 } from '../../../../src/toolkits/retry/index.js';
 import { createVirtualClock } from '../../../../src/testing/index.js';
 import { BROKEN_DELAYS, brokenPolicy } from '../../../support/broken-policy.js';
+import { oneFailureBreaker } from '../support.js';
 
 function record(states: { subscribe(fn: (s: BreakerSnapshot) => void): unknown }): BreakerSnapshot[] {
   const seen: BreakerSnapshot[] = [];
@@ -139,20 +140,8 @@ describe('circuitBreaker on virtual time', () => {
   it('breakers sharing a store open and close together (the seam for a store across processes)', () => {
     const clock = createVirtualClock();
     const store = memoryBreakerStore();
-    const a = circuitBreaker({
-      name: 'mail',
-      consecutiveFailures: 1,
-      breakDuration: 500,
-      scheduler: clock.scheduler,
-      store,
-    });
-    const b = circuitBreaker({
-      name: 'mail',
-      consecutiveFailures: 1,
-      breakDuration: 500,
-      scheduler: clock.scheduler,
-      store,
-    });
+    const a = oneFailureBreaker(clock, { name: 'mail', breakDuration: 500, store });
+    const b = oneFailureBreaker(clock, { name: 'mail', breakDuration: 500, store });
     fail(a.tryAcquire());
     expect(b.snapshot).toMatchObject({ state: 'open', until: 500 });
     expect(b.tryAcquire()).toBeUndefined();

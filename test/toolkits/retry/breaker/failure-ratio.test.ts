@@ -10,6 +10,14 @@ type Row = readonly ['F' | 'S' | 'lateF' | 'lateS', number];
 const rules = { failureRatio: 0.5, minimumThroughput: 4, window: 1000 };
 const rule = failureRatio(rules);
 
+/** Four failures, three in the bucket [0, 100) and one in [100, 200): read at 1099 and at 1100. */
+const ACROSS_TWO_BUCKETS: Row[] = [
+  ['F', 0],
+  ['F', 50],
+  ['F', 99],
+  ['F', 100],
+];
+
 function feed(rows: readonly Row[]) {
   return rows.reduce(
     (w, [o, t]) => rule.record(w, { kind: o.endsWith('F') ? 'failure' : 'success', late: o.startsWith('late') }, t),
@@ -73,12 +81,7 @@ describe('failureRatio({ failureRatio: 0.5, minimumThroughput: 4, window: 1000 }
     },
     {
       rule: 'roll-over: a bucket counts while any part of it is inside the window',
-      rows: [
-        ['F', 0],
-        ['F', 50],
-        ['F', 99],
-        ['F', 100],
-      ] as Row[],
+      rows: ACROSS_TWO_BUCKETS,
       at: 1099,
       failures: 4,
       successes: 0,
@@ -86,12 +89,7 @@ describe('failureRatio({ failureRatio: 0.5, minimumThroughput: 4, window: 1000 }
     },
     {
       rule: 'roll-over: a bucket wholly outside the window no longer counts',
-      rows: [
-        ['F', 0],
-        ['F', 50],
-        ['F', 99],
-        ['F', 100],
-      ] as Row[],
+      rows: ACROSS_TWO_BUCKETS,
       at: 1100,
       failures: 1,
       successes: 0,

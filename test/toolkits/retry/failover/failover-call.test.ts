@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { circuitBreaker, failover, type FailoverProvider } from '../../../../src/toolkits/retry/index.js';
+import { failover, type FailoverProvider } from '../../../../src/toolkits/retry/index.js';
 import { createVirtualClock } from '../../../../src/testing/index.js';
+import { oneFailureBreaker } from '../support.js';
 
 const refused = (): Error => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
 
@@ -32,12 +33,7 @@ describe('failover: the call runner', () => {
 
   it('an abort raised while the call publishes settles it and gives the half-open probe back', async () => {
     const clock = createVirtualClock();
-    const breaker = circuitBreaker({
-      name: 'a',
-      consecutiveFailures: 1,
-      breakDuration: 1000,
-      scheduler: clock.scheduler,
-    });
+    const breaker = oneFailureBreaker(clock, { name: 'a', breakDuration: 1000 });
     // Open the breaker, then let it half-open: the next permit is its one probe.
     const opened = breaker.tryAcquire();
     opened?.failure(refused());

@@ -63,6 +63,13 @@ const penalizedA = (now: number, providers?: readonly ProviderView[]): CallEvent
   ...look(now, providers),
 });
 
+/** What every settling call runs first: no wait, no hedge, no deadline, no abort listener. */
+const CLEANUP = ['clear-wait', 'cancel-hedge', 'clear-deadline', 'unlisten-abort'] as const;
+/** A give-up with no attempt in flight: the cleanup, then the call publishes, emits and rejects. */
+const GIVE_UP = [...CLEANUP, 'publish', 'emit', 'reject'] as const;
+/** The effects of a start before the first provider is looked at. */
+const STARTED = ['arm-deadline', 'listen-abort', 'clear-wait'] as const;
+
 interface Row {
   readonly rule: string;
   readonly state: CallState;
@@ -81,7 +88,7 @@ const rows: Row[] = [
     rule: 'a call starts: arms the deadline, listens for abort, asks the first provider for a permit',
     state: after([]),
     event: start,
-    effects: ['arm-deadline', 'listen-abort', 'clear-wait', 'acquire'],
+    effects: [...STARTED, 'acquire'],
     match: { 0: { at: 1000 }, 3: { provider: 0 } },
   },
   {
@@ -134,7 +141,7 @@ const rows: Row[] = [
     rule: 'breaker open: the provider is skipped (noted) and the next one asked',
     state: after([]),
     event: { type: 'start', ...look(0, [open(500), free]) },
-    effects: ['arm-deadline', 'listen-abort', 'clear-wait', 'acquire'],
+    effects: [...STARTED, 'acquire'],
     match: { 3: { provider: 1 } },
     next: { outcomes: [{ provider: 0, outcome: 'skipped', detail: 'circuit open until +500 ms' }] },
   },
@@ -157,7 +164,7 @@ const rows: Row[] = [
     rule: 'provider backing off (backoff or Retry-After): wait until it is due',
     state: after([]),
     event: { type: 'start', ...look(0, [backingOff(300), backingOff(400)]) },
-    effects: ['arm-deadline', 'listen-abort', 'clear-wait', 'set-wait'],
+    effects: [...STARTED, 'set-wait'],
     match: { 3: { at: 300, watch: [] } },
     next: { outcomes: [{ detail: 'backing off until +300 ms' }, { detail: 'backing off until +400 ms' }] },
   },
@@ -165,18 +172,7 @@ const rows: Row[] = [
     rule: 'deadline: no provider due before it, the call gives up at once',
     state: after([]),
     event: { type: 'start', ...look(0, [backingOff(1000), open(2000)]) },
-    effects: [
-      'arm-deadline',
-      'listen-abort',
-      'clear-wait',
-      'clear-wait',
-      'cancel-hedge',
-      'clear-deadline',
-      'unlisten-abort',
-      'publish',
-      'emit',
-      'reject',
-    ],
+    effects: [...STARTED, ...GIVE_UP],
     match: { 8: { event: { type: 'give-up', reason: 'deadline' } } },
     next: { settled: true },
   },
@@ -184,16 +180,7 @@ const rows: Row[] = [
     rule: 'deadline fires: the attempt in flight is cut with a DeadlineExceededError',
     state: after(aInFlight),
     event: { type: 'deadline-fired' },
-    effects: [
-      'clear-wait',
-      'cancel-hedge',
-      'clear-deadline',
-      'unlisten-abort',
-      'end-flight',
-      'publish',
-      'emit',
-      'reject',
-    ],
+    effects: [...CLEANUP, 'end-flight', 'publish', 'emit', 'reject'],
     match: { 4: { attempt: 1 }, 6: { event: { type: 'give-up', attempt: 1, reason: 'deadline' } } },
     next: { settled: true, flights: [], outcomes: [{ provider: 0, outcome: 'cut' }] },
   },
@@ -201,7 +188,7 @@ const rows: Row[] = [
     rule: 'abort: attempts in flight are aborted with the reason, the call rejects with it',
     state: after(aInFlight),
     event: { type: 'aborted', reason: 'stop' },
-    effects: ['clear-wait', 'cancel-hedge', 'clear-deadline', 'unlisten-abort', 'end-flight', 'publish', 'reject'],
+    effects: [...CLEANUP, 'end-flight', 'publish', 'reject'],
     match: { 4: { reason: 'stop' }, 6: { error: 'stop' } },
     next: { settled: true, outcomes: [] },
   },
@@ -213,18 +200,7 @@ const rows: Row[] = [
       HEDGING,
     ),
     event: { type: 'succeeded', attempt: 2, value: 'from b' },
-    effects: [
-      'leave',
-      'reward',
-      'emit',
-      'clear-wait',
-      'cancel-hedge',
-      'clear-deadline',
-      'unlisten-abort',
-      'end-flight',
-      'publish',
-      'resolve',
-    ],
+    effects: ['leave', 'reward', 'emit', ...CLEANUP, 'end-flight', 'publish', 'resolve'],
     match: {
       1: { attempt: 2 },
       2: { event: { type: 'success', attempt: 2 } },
@@ -237,17 +213,7 @@ const rows: Row[] = [
     rule: 'permanent error: the call rejects with it at once; the breaker permit is cancelled',
     state: after(aInFlight),
     event: failA(permanentFailure('HTTP 400 is not a retryable status')),
-    effects: [
-      'leave',
-      'cancel-permit',
-      'emit',
-      'clear-wait',
-      'cancel-hedge',
-      'clear-deadline',
-      'unlisten-abort',
-      'publish',
-      'reject',
-    ],
+    effects: ['leave', 'cancel-permit', 'emit', ...CLEANUP, 'publish', 'reject'],
     match: {
       2: { event: { type: 'permanent', reason: 'HTTP 400 is not a retryable status' } },
       8: { error: new Error('boom') },
@@ -273,7 +239,7 @@ const rows: Row[] = [
     rule: 'a broken backoff policy stops the call with its error',
     state: after([...aInFlight, failA()]),
     event: { ...penalizedA(5), policyError: new RangeError('bad delay') } as CallEvent<string>,
-    effects: ['publish', 'clear-wait', 'cancel-hedge', 'clear-deadline', 'unlisten-abort', 'publish', 'reject'],
+    effects: ['publish', ...CLEANUP, 'publish', 'reject'],
     match: { 6: { error: new RangeError('bad delay') } },
   },
   {
@@ -281,17 +247,7 @@ const rows: Row[] = [
     rules: { ...RULES, maxAttempts: 1 },
     state: after([...aInFlight, failA()], { ...RULES, maxAttempts: 1 }),
     event: penalizedA(5),
-    effects: [
-      'publish',
-      'clear-wait',
-      'clear-wait',
-      'cancel-hedge',
-      'clear-deadline',
-      'unlisten-abort',
-      'publish',
-      'emit',
-      'reject',
-    ],
+    effects: ['publish', 'clear-wait', ...GIVE_UP],
     match: { 7: { event: { type: 'give-up', reason: 'attempts', attempt: 1 } } },
   },
   {
@@ -304,35 +260,14 @@ const rows: Row[] = [
       return s;
     })(),
     event: penalizedA(5, [refusedBudget]),
-    effects: [
-      'publish',
-      'clear-wait',
-      'clear-wait',
-      'cancel-hedge',
-      'clear-deadline',
-      'unlisten-abort',
-      'publish',
-      'emit',
-      'reject',
-    ],
+    effects: ['publish', 'clear-wait', ...GIVE_UP],
     match: { 7: { event: { type: 'give-up', reason: 'attempts' } } },
   },
   {
     rule: 'all providers exhausted (never due again): give up (no-provider)',
     state: after([]),
     event: { type: 'start', ...look(0, [backingOff(Infinity), refusedBudget]) },
-    effects: [
-      'arm-deadline',
-      'listen-abort',
-      'clear-wait',
-      'clear-wait',
-      'cancel-hedge',
-      'clear-deadline',
-      'unlisten-abort',
-      'publish',
-      'emit',
-      'reject',
-    ],
+    effects: [...STARTED, ...GIVE_UP],
   },
   {
     rule: 'the floor on attempt starts: a burst used up waits for the floor',

@@ -3,74 +3,19 @@
  * refuses), one slow (answers after 10 s), one rate-limited (429 with Retry-After), one good. Requests
  * are counted on the server side. Assertions are on order and counts, never on speed.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
 import {
   type FailoverProvider,
   type FailoverError,
-  HttpResponseError,
   failover,
   isFailoverError,
 } from '../../../../src/toolkits/retry/index.js';
+import { cleanupAfterEach } from '../../../support/cleanup.js';
 import { refusedUrl } from '../../../support/refused-port.js';
+import { fetchText, serve } from '../http-server.js';
 
-const servers: Server[] = [];
-const sockets = new Set<Socket>();
-const disposers: (() => void)[] = [];
-
-afterEach(async () => {
-  for (const dispose of disposers.splice(0)) dispose();
-  for (const socket of sockets) socket.destroy();
-  sockets.clear();
-  await Promise.all(
-    servers.splice(0).map(
-      (s) =>
-        new Promise<void>((resolve) =>
-          s.close(() => {
-            resolve();
-          }),
-        ),
-    ),
-  );
-});
-
-interface Served {
-  readonly url: string;
-  /** Requests received. */
-  calls: number;
-  /** Requests open now, and the most open at once. */
-  open: number;
-  peak: number;
-  /** Requests whose client went away before the answer. */
-  abandoned: number;
-}
-
-async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Served> {
-  const served = { url: '', calls: 0, open: 0, peak: 0, abandoned: 0 };
-  const server = createServer((req, res) => {
-    served.calls += 1;
-    served.open += 1;
-    served.peak = Math.max(served.peak, served.open);
-    res.on('close', () => {
-      served.open -= 1;
-      if (!res.writableFinished) served.abandoned += 1;
-    });
-    handler(req, res);
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      resolve();
-    }),
-  );
-  served.url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/`;
-  return served;
-}
+const cleanup = cleanupAfterEach();
 
 const slowHandler = (_req: IncomingMessage, res: ServerResponse): void => {
   const timer = setTimeout(() => res.end('slow'), 10_000);
@@ -89,26 +34,19 @@ function post(name: string, url: string): FailoverProvider<string, string> {
   return {
     name,
     breaker: { consecutiveFailures: 3 },
-    call: async (body, { signal }) => {
-      const res = await fetch(url, { method: 'POST', body, signal });
-      if (!res.ok) {
-        await res.body?.cancel();
-        throw new HttpResponseError(res);
-      }
-      return res.text();
-    },
+    call: (body, { signal }) => fetchText(url, signal, { method: 'POST', body }),
   };
 }
 
 describe('failover with real HTTP providers', () => {
   it('down, slow, 429: the error says what each did; a later call skips them while they wait', async () => {
     const down = await refusedUrl();
-    const slow = await serve(slowHandler);
-    const limited = await serve(limitedHandler);
+    const slow = await serve(cleanup, slowHandler);
+    const limited = await serve(cleanup, limitedHandler);
     const send = failover([post('down', down), post('slow', slow.url), post('limited', limited.url)], {
       attemptTimeout: 300,
     });
-    disposers.push(() => {
+    cleanup.push(() => {
       send.dispose();
     });
     const error = await send('hello').catch((e: unknown) => e);
@@ -138,10 +76,10 @@ describe('failover with real HTTP providers', () => {
 
   it('the good provider serves once the others fail; the next call goes straight to it', async () => {
     const down = await refusedUrl();
-    const limited = await serve(limitedHandler);
-    const good = await serve(goodHandler);
+    const limited = await serve(cleanup, limitedHandler);
+    const good = await serve(cleanup, goodHandler);
     const send = failover([post('down', down), post('limited', limited.url), post('good', good.url)]);
-    disposers.push(() => {
+    cleanup.push(() => {
       send.dispose();
     });
     expect(await send('one')).toBe('good');
@@ -150,16 +88,16 @@ describe('failover with real HTTP providers', () => {
   });
 
   it('hedging: a slow provider gets one companion; the answer wins and the slow request is aborted', async () => {
-    const slow = await serve(slowHandler);
-    const slower = await serve(slowHandler);
-    const good = await serve(goodHandler);
+    const slow = await serve(cleanup, slowHandler);
+    const slower = await serve(cleanup, slowHandler);
+    const good = await serve(cleanup, goodHandler);
     const send = failover([post('slow', slow.url), post('slower', slower.url), post('good', good.url)], {
       hedgeDelay: 100,
       maxCopies: 2,
       maxAttempts: 3,
       deadline: 1500,
     });
-    disposers.push(() => {
+    cleanup.push(() => {
       send.dispose();
     });
     const error = await send('x').catch((e: unknown) => e);
@@ -169,7 +107,7 @@ describe('failover with real HTTP providers', () => {
     await expect.poll(() => slow.abandoned + slower.abandoned, { timeout: 5000 }).toBe(2);
 
     const hedged = failover([post('slow', slow.url), post('good', good.url)], { hedgeDelay: 100 });
-    disposers.push(() => {
+    cleanup.push(() => {
       hedged.dispose();
     });
     expect(await hedged('y')).toBe('good');

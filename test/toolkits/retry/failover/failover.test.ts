@@ -4,7 +4,6 @@ import {
   type FailoverAttemptContext,
   type FailoverProvider,
   type ProviderSnapshot,
-  circuitBreaker,
   failover,
   isFailoverError,
   RetryMetrics,
@@ -13,10 +12,24 @@ import { createVirtualClock, type VirtualClock } from '../../../../src/testing/i
 import { constantBackoff, isBackoffPolicyError } from '../../../../src/index.js';
 import { DEFAULT_ATTEMPT_SPACING, maxStartsIn } from '../../../../src/core/index.js';
 import { BROKEN_DELAYS, brokenPolicy } from '../../../support/broken-policy.js';
+import { oneFailureBreaker } from '../support.js';
 
 const refused = (): Error => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
 const httpError = (status: number, headers: Record<string, string> = {}): Error =>
   Object.assign(new Error(`HTTP ${String(status)}`), { status, headers });
+
+/** Two retries with no wait; a third is never asked for (it would throw). */
+const TWO_RETRIES_AT_ONCE = {
+  first: () => ({
+    delay: 0,
+    next: () => ({
+      delay: 0,
+      next: () => {
+        throw new Error('unused');
+      },
+    }),
+  }),
+};
 
 /** Lets promise callbacks run (no time passes). */
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -179,17 +192,7 @@ describe('failover on virtual time', () => {
 
     let bad = true;
     const sick = provider(clock, 'sick', 1, () => (bad ? refused() : 'sick'), {
-      backoff: {
-        first: () => ({
-          delay: 0,
-          next: () => ({
-            delay: 0,
-            next: () => {
-              throw new Error('unused');
-            },
-          }),
-        }),
-      },
+      backoff: TWO_RETRIES_AT_ONCE,
     });
     const well = provider(clock, 'well', 1, () => 'well');
     const weighted = failover([sick.spec, well.spec], {
@@ -221,25 +224,10 @@ describe('failover on virtual time', () => {
 
   it('skips a provider whose breaker is open, and says so', async () => {
     const clock = createVirtualClock();
-    const breaker = circuitBreaker({
-      name: 'a',
-      consecutiveFailures: 1,
-      breakDuration: 60_000,
-      scheduler: clock.scheduler,
-    });
+    const breaker = oneFailureBreaker(clock, { name: 'a', breakDuration: 60_000 });
     const a = provider(clock, 'a', 1, refused, {
       breaker,
-      backoff: {
-        first: () => ({
-          delay: 0,
-          next: () => ({
-            delay: 0,
-            next: () => {
-              throw new Error('unused');
-            },
-          }),
-        }),
-      },
+      backoff: TWO_RETRIES_AT_ONCE,
     });
     const b = provider(clock, 'b', 1, refused);
     const send = failover([a.spec, b.spec], { scheduler: clock.scheduler, random: () => 0.5, maxAttempts: 3 });
@@ -252,7 +240,7 @@ describe('failover on virtual time', () => {
 
   it('the caller can abort: attempts in flight are aborted and nothing counts against a breaker', async () => {
     const clock = createVirtualClock();
-    const breaker = circuitBreaker({ name: 'a', consecutiveFailures: 1, scheduler: clock.scheduler });
+    const breaker = oneFailureBreaker(clock, { name: 'a' });
     const a = provider(clock, 'a', 1000, () => 'a', { breaker });
     const send = failover([a.spec], { scheduler: clock.scheduler });
     const controller = new AbortController();

@@ -2,8 +2,8 @@
  * Counting the timers and TCP handles alive in this process (`process.getActiveResourcesInfo()`), for
  * the leak checks: a baseline once setup's short-lived timers have ended, and the excess over it.
  */
-import { type AddressInfo, createServer, type Server as NetServer, type Socket } from 'node:net';
-import { listenOnLoopback } from './loopback.js';
+import { createServer, type Server as NetServer, type Socket } from 'node:net';
+import { listenOnLoopback, portOf, track } from './loopback.js';
 
 const tick = (ms = 10) => new Promise((r) => setTimeout(r, ms));
 /** Timers and TCP handles alive in this process, by kind. */
@@ -49,11 +49,9 @@ export async function excessOver(baseline: Record<string, number>): Promise<Reco
 export async function silentListener(cleanup: (() => unknown)[]): Promise<{ port: number }> {
   const sockets = new Set<Socket>();
   const net: NetServer = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
+    track(sockets, socket);
     socket.resume();
   });
   await listenOnLoopback(net, sockets, cleanup);
-  return { port: (net.address() as AddressInfo).port };
+  return { port: portOf(net) };
 }

@@ -1,10 +1,36 @@
-/** Listening on 127.0.0.1 for a test, with the teardown (destroy what it accepted, close) on its cleanup list. */
-import type { Socket } from 'node:net';
+/**
+ * Listening on 127.0.0.1 for a test: the port a listener got, the sockets it holds while they are
+ * open, and the teardown (destroy what it accepted, close) on its cleanup list.
+ */
+import type { AddressInfo, Socket } from 'node:net';
 import type { Cleanup } from './cleanup.js';
 
 interface Listener {
   listen(port: number, host: string, listening: () => void): unknown;
   close(closed: () => void): unknown;
+}
+
+/** The port a listening server is bound to (throws for a pipe or a server not listening). */
+export function portOf(server: { address(): AddressInfo | string | null }): number {
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** Listens on a free port of 127.0.0.1; resolves with that port. */
+export async function listenOnFreePort(server: Listener & Parameters<typeof portOf>[0]): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return portOf(server);
+}
+
+/**
+ * Holds `socket` in `sockets` until it closes, and ignores its errors: a test's peer may reset it at
+ * any moment, and the test reads what happened from the connection's other end.
+ */
+export function track(sockets: Set<Socket>, socket: Socket): void {
+  sockets.add(socket);
+  socket.on('close', () => sockets.delete(socket));
+  socket.on('error', () => undefined);
 }
 
 /** Listens on a free port of 127.0.0.1; `cleanup` then destroys each of `sockets` and closes `server`. */

@@ -28,7 +28,7 @@ import { refusedPort } from '../../support/refused-port.js';
 import { cleanupAfterEach } from '../../support/cleanup.js';
 import { FAST, insecure } from '../../support/grpc/fast-options.js';
 import { fixture, requireDist, root, runNode } from '../../support/child-process.js';
-import { listenOnLoopback } from '../../support/loopback.js';
+import { listenOnLoopback, portOf, track } from '../../support/loopback.js';
 
 /** Longer than grpc-js's first subchannel backoff (1 s + 20 % jitter), the time a stray reconnect would take. */
 const LINGER = 1600;
@@ -42,17 +42,13 @@ async function countingServer(onSocket: (socket: Socket) => void) {
   let accepted = 0;
   const server = createServer((socket) => {
     accepted += 1;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
+    track(sockets, socket);
     // Read (and drop) what the client sends, so that its FIN is seen.
     socket.resume();
     onSocket(socket);
   });
   await listenOnLoopback(server, sockets, cleanup);
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return { port: address.port, accepted: () => accepted, open: () => sockets.size };
+  return { port: portOf(server), accepted: () => accepted, open: () => sockets.size };
 }
 
 /**

@@ -24,13 +24,13 @@ import { countClientSockets } from '../../support/grpc/client-sockets.js';
 import { onSchedule, record, until, waitsAfterAttempts } from '../../support/grpc/record.js';
 import {
   type CountRequest,
-  type CountHandler,
   createTestClient,
   echo,
   startFlappingServer,
   startTestServer,
   type TestServer,
   type Tick,
+  ticker,
 } from '../../support/grpc/service.js';
 import { type Fault, type FaultProxy, startFaultProxy } from '../../../src/testing/fault-proxy.js';
 import { cleanupAfterEach } from '../../support/cleanup.js';
@@ -100,25 +100,6 @@ function managed(port: number, options: ManagedChannelOptions = FAST) {
     await counted(accepted, open);
   };
   return { channel, client, log, closeAndCount };
-}
-
-/** Streams `from` … `to - 1`, one every `every` ms, then ends with OK. */
-function ticker(to: number, every: number): CountHandler {
-  return (call) => {
-    let seq = call.request.from;
-    const timer = setInterval(() => {
-      if (call.cancelled || seq >= to) {
-        clearInterval(timer);
-        if (!call.cancelled) call.end();
-        return;
-      }
-      call.write({ seq });
-      seq += 1;
-    }, every);
-    call.on('close', () => {
-      clearInterval(timer);
-    });
-  };
 }
 
 const connecting = <C>(log: readonly ConnectionSnapshot<C>[]) => log.filter((x) => x.state === 'CONNECTING');

@@ -44,6 +44,35 @@ export interface TestServerOptions {
   readonly tls?: { readonly key: Buffer; readonly cert: Buffer };
 }
 
+/**
+ * A Count handler that streams `from`, `from + 1` … `to - 1`, one every `every` ms, then ends with OK;
+ * its timer stops when the call is cancelled or closed.
+ */
+export function ticker(to: number, every: number): CountHandler {
+  return (call) => {
+    let seq = call.request.from;
+    const timer = setInterval(() => {
+      if (call.cancelled) {
+        clearInterval(timer);
+        return;
+      }
+      if (seq >= to) {
+        clearInterval(timer);
+        call.end();
+        return;
+      }
+      call.write({ seq });
+      seq += 1;
+    }, every);
+    call.on('cancelled', () => {
+      clearInterval(timer);
+    });
+    call.on('close', () => {
+      clearInterval(timer);
+    });
+  };
+}
+
 interface Running {
   readonly grpc: Server;
   readonly listener: NetServer;

@@ -16,6 +16,7 @@ import {
 } from '../../../src/index.js';
 import { http2Connector, isGoawayError, isKeepaliveTimeoutError } from '../../../src/adapters/grpc/index.js';
 import { createVirtualClock } from '../../../src/testing/index.js';
+import { heldSettings } from '../../support/grpc/held-settings.js';
 import { record, until } from '../../support/grpc/record.js';
 import { cleanupAfterEach } from '../../support/cleanup.js';
 import { listenOnLoopback } from '../../support/loopback.js';
@@ -169,24 +170,15 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
   });
 
   it('READY comes with SETTINGS, not with the TCP connection: a peer that sends SETTINGS late is READY only then', async () => {
-    let sendSettings: (() => void) | undefined;
-    const tcp = await tcpServer((socket) => {
-      sendSettings = () => socket.write(SETTINGS_FRAME);
-    });
+    const peer = heldSettings(SETTINGS_FRAME);
+    const tcp = await tcpServer(peer.onSocket);
     const m = new ConnectionManager({ connector: http2Connector(tcp.url), minConnectTimeout: 5000, minUptime: 0 });
     cleanup.push(() => {
       m.shutdown();
     });
     const log = record(m.state$);
     m.connect();
-    await vi.waitFor(() => {
-      expect(sendSettings).toBeDefined();
-    });
-    // TCP is up, yet no READY.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(log.states()).toEqual(['IDLE', 'CONNECTING']);
-    sendSettings?.();
-    await until(m.state$, (s) => s.state === 'READY');
+    await peer.expectReadyOnlyOnceSent(m.state$, log.states, 50);
   });
 
   it('a raw TCP listener that never sends SETTINGS: every attempt is cut at its deadline, READY never comes, sockets are closed', async () => {

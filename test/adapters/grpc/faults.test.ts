@@ -5,6 +5,7 @@
  * order, counts and lower bounds, never on speed.
  */
 import { Metadata, status } from '@grpc/grpc-js';
+import type { Observable } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
 import {
   type ConnectionSnapshot,
@@ -68,17 +69,20 @@ interface ServerSide {
 const atProxy = (proxy: FaultProxy): ServerSide => ({ accepted: () => proxy.accepted, open: () => proxy.open });
 
 /**
- * Counts the TCP connections dialled to `port` (client side, `net.client.socket`) for `log`'s
- * attempts. `check(server)`, after the manager was shut down, waits STRAY_WAIT and asserts one
- * connection per attempt — the last one may have been cut before it connected — as many accepted by
- * the server side (`server.accepted`, the proxy's count) as dialled, and none left open.
+ * Records `state$` and counts the TCP connections dialled to `port` (client side, `net.client.socket`)
+ * for its attempts. `stopAndCount(server)` runs `stop` (close or shut down what made the attempts),
+ * waits STRAY_WAIT and asserts one connection per attempt — the last one may have been cut before it
+ * connected — as many accepted by the server side (`server.accepted`, the proxy's count) as dialled,
+ * and none left open.
  */
-function connectionsPerAttempt(port: number, log: ReturnType<typeof record>) {
+function connectionsPerAttempt<C>(port: number, state$: Observable<ConnectionSnapshot<C>>, stop: () => void) {
+  const log = record(state$);
   const dials = countClientSockets(port);
   cleanup.push(() => {
     dials.stop();
   });
-  return async ({ accepted, open }: ServerSide = {}): Promise<void> => {
+  const stopAndCount = async ({ accepted, open }: ServerSide = {}): Promise<void> => {
+    stop();
     await new Promise((r) => setTimeout(r, STRAY_WAIT));
     const attempts = log.starts().length;
     expect(dials.dialled()).toBeLessThanOrEqual(attempts);
@@ -89,6 +93,7 @@ function connectionsPerAttempt(port: number, log: ReturnType<typeof record>) {
       if (open !== undefined) expect(open(), 'server sockets open').toBe(0);
     });
   };
+  return { log, stopAndCount };
 }
 
 function managed(port: number, options: ManagedChannelOptions = FAST) {
@@ -103,14 +108,10 @@ function managed(port: number, options: ManagedChannelOptions = FAST) {
   cleanup.push(() => {
     client.close();
   });
-  const log = record(channel.state$);
-  const counted = connectionsPerAttempt(port, log);
-  /** Closes the channel and checks the connections against the attempts (see connectionsPerAttempt). */
-  const closeAndCount = async (server?: ServerSide): Promise<void> => {
+  const { log, stopAndCount } = connectionsPerAttempt(port, channel.state$, () => {
     channel.close();
-    await counted(server);
-  };
-  return { channel, client, log, closeAndCount };
+  });
+  return { channel, client, log, closeAndCount: stopAndCount };
 }
 
 /** A ConnectionManager on an http2Connector to `port`, on FAST's policy, with its connections counted. */
@@ -122,14 +123,10 @@ function http2Manager(port: number, options?: Parameters<typeof http2Connector>[
   cleanup.push(() => {
     manager.shutdown();
   });
-  const log = record(manager.state$);
-  const counted = connectionsPerAttempt(port, log);
-  /** Shuts the manager down and checks the connections against the attempts (see connectionsPerAttempt). */
-  const shutdownAndCount = async (server?: ServerSide): Promise<void> => {
+  const { log, stopAndCount } = connectionsPerAttempt(port, manager.state$, () => {
     manager.shutdown();
-    await counted(server);
-  };
-  return { manager, log, shutdownAndCount };
+  });
+  return { manager, log, shutdownAndCount: stopAndCount };
 }
 
 const connecting = <C>(log: readonly ConnectionSnapshot<C>[]) => log.filter((x) => x.state === 'CONNECTING');

@@ -1,8 +1,9 @@
 /**
- * Listening on 127.0.0.1 for a test: the port a listener got, the sockets it holds while they are
- * open, and the teardown (destroy what it accepted, close) on its cleanup list.
+ * Listening on 127.0.0.1 for a test: the port a listener got, whether a port accepts, the sockets a
+ * listener holds while they are open, and the teardown (destroy what it accepted, close) on its
+ * cleanup list.
  */
-import type { AddressInfo, Socket } from 'node:net';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import type { Cleanup } from './cleanup.js';
 
 interface Listener {
@@ -21,6 +22,20 @@ export function portOf(server: { address(): AddressInfo | string | null }): numb
 export async function listenOnFreePort(server: Listener & Parameters<typeof portOf>[0]): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return portOf(server);
+}
+
+/** Whether 127.0.0.1:`port` accepts a TCP connection now (the connection is closed at once). */
+export function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => {
+      resolve(false);
+    });
+  });
 }
 
 /**

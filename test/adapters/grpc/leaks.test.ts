@@ -13,7 +13,7 @@ import { type CountRequest, createTestClient, echo, startTestServer, type Tick }
 import { excessOver, leakCheck, settled } from '../../support/active-resources.js';
 import { refusedPort } from '../../support/refused-port.js';
 import { cleanupAfterEach } from '../../support/cleanup.js';
-import { expectToExitWhileRetrying, fixture, requireDist, runNode } from '../../support/child-process.js';
+import { fixture, itExitsWhileRetrying, requireDist, runNode } from '../../support/child-process.js';
 
 const insecure = credentials.createInsecure();
 const FAST = {
@@ -117,12 +117,7 @@ describe('adapters leave no handle behind', () => {
 });
 
 describe("unref'd adapters let Node exit by itself (child processes, against dist/)", () => {
-  it.each([['ManagedChannel with unref: true', 'unref-grpc-exit.mjs']])(
-    '%s, retrying against a refused port',
-    async (_name, file) => {
-      await expectToExitWhileRetrying(file);
-    },
-  );
+  itExitsWhileRetrying('ManagedChannel with unref: true', 'unref-grpc-exit.mjs');
 
   it("a ManagedChannel waiting out its backoff holds no socket of the attempt that failed (the attempt's error stays)", async () => {
     requireDist('dist/adapters/grpc/index.js');

@@ -10,7 +10,7 @@ import { until } from '../../support/grpc/record.js';
 import { startServer } from '../../support/websocket/ws-server.js';
 import { excessOver, leakCheck } from '../../support/active-resources.js';
 import { cleanupAfterEach } from '../../support/cleanup.js';
-import { expectToExitWhileRetrying } from '../../support/child-process.js';
+import { itExitsWhileRetrying } from '../../support/child-process.js';
 
 const cleanup = cleanupAfterEach();
 
@@ -36,10 +36,5 @@ describe('adapters leave no handle behind', () => {
 });
 
 describe("unref'd adapters let Node exit by itself (child processes, against dist/)", () => {
-  it.each([['ReconnectingWebSocket with scheduler: unrefScheduler', 'unref-websocket-exit.mjs']])(
-    '%s, retrying against a refused port',
-    async (_name, file) => {
-      await expectToExitWhileRetrying(file);
-    },
-  );
+  itExitsWhileRetrying('ReconnectingWebSocket with scheduler: unrefScheduler', 'unref-websocket-exit.mjs');
 });

@@ -2,8 +2,10 @@
  * Counting the timers and TCP handles alive in this process (`process.getActiveResourcesInfo()`), for
  * the leak checks: a baseline once setup's short-lived timers have ended, and the excess over it.
  */
-import { type AddressInfo, createServer, type Server as NetServer, type Socket } from 'node:net';
-import { listenOnLoopback } from './loopback.js';
+import { createServer, type Server as NetServer, type Socket } from 'node:net';
+import type { Cleanup } from './cleanup.js';
+import { listenOnLoopback, portOf, track } from './loopback.js';
+import { refusedPort } from './refused-port.js';
 
 const tick = (ms = 10) => new Promise((r) => setTimeout(r, ms));
 /** Timers and TCP handles alive in this process, by kind. */
@@ -46,14 +48,35 @@ export async function excessOver(baseline: Record<string, number>): Promise<Reco
   return excess();
 }
 /** A TCP listener that accepts and never answers (reads and drops, so the client's FIN is seen). */
-export async function silentListener(cleanup: (() => unknown)[]): Promise<{ port: number }> {
+export async function silentListener(cleanup: Cleanup): Promise<{ port: number }> {
   const sockets = new Set<Socket>();
   const net: NetServer = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
+    track(sockets, socket);
     socket.resume();
   });
   await listenOnLoopback(net, sockets, cleanup);
-  return { port: (net.address() as AddressInfo).port };
+  return { port: portOf(net) };
+}
+
+/** What a leak check dials besides its server, and the counts to compare with at the end. */
+export interface LeakCheck {
+  /** A {@link silentListener}'s port: an attempt there is still connecting when the test closes it. */
+  readonly silentPort: number;
+  /** A refused port: an attempt there fails at once, and the client waits to retry. */
+  readonly refusedPort: number;
+  /** The {@link settled} counts with the server, the listener and the test's cleanup in place. */
+  readonly before: Record<string, number>;
+}
+
+/**
+ * The setup of a leak check once the test's server is up: `closeServer` joins `cleanup`, a silent
+ * listener and a refused port are opened for the attempts that must not finish, and the baseline is
+ * taken with all of them in it. The test then opens its clients, closes them and expects
+ * `excessOver(before)` to be `{}`.
+ */
+export async function leakCheck(cleanup: Cleanup, closeServer: () => unknown): Promise<LeakCheck> {
+  cleanup.push(closeServer);
+  const silent = await silentListener(cleanup);
+  const refused = await refusedPort();
+  return { silentPort: silent.port, refusedPort: refused, before: await settled() };
 }

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import { refusedPort } from './refused-port.js';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -37,4 +37,14 @@ export async function expectToExitWhileRetrying(file: string): Promise<void> {
   const port = await refusedPort();
   const { stdout } = await runNode([fixture(file), String(port)], 15_000);
   expect(stdout).toMatch(/exited in (TRANSIENT_FAILURE|CONNECTING) after attempt [2-9]/);
+}
+
+/**
+ * Declares the test "`what`, retrying against a refused port": the fixture `file` runs as in
+ * {@link expectToExitWhileRetrying} and Node must exit by itself.
+ */
+export function itExitsWhileRetrying(what: string, file: string): void {
+  it(`${what}, retrying against a refused port`, async () => {
+    await expectToExitWhileRetrying(file);
+  });
 }

@@ -1,23 +1,10 @@
-import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { cleanupAfterEach } from './cleanup.js';
+import { canConnect } from './loopback.js';
 import { skipWithoutNginx, startNginxProxy } from './nginx-proxy.js';
 import { refusedPort } from './refused-port.js';
 
 const cleanup = cleanupAfterEach();
-
-function dial(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => {
-      resolve(false);
-    });
-  });
-}
 
 describe.skipIf(skipWithoutNginx('the nginx proxy support'))('startNginxProxy', () => {
   it('counts the client connections nginx accepts, none of its own', { timeout: 10_000 }, async () => {
@@ -25,8 +12,8 @@ describe.skipIf(skipWithoutNginx('the nginx proxy support'))('startNginxProxy', 
     cleanup.push(() => proxy.close());
     expect(await proxy.accepted()).toBe(0);
     expect(await proxy.active()).toBe(0);
-    expect(await dial(proxy.port)).toBe(true);
-    expect(await dial(proxy.port)).toBe(true);
+    expect(await canConnect(proxy.port)).toBe(true);
+    expect(await canConnect(proxy.port)).toBe(true);
     // nginx counts a connection when its worker accepts it: poll briefly rather than guess a delay.
     await expect.poll(() => proxy.accepted(), { timeout: 2_000 }).toBe(2);
     expect(await proxy.accepted()).toBe(2);
@@ -36,6 +23,6 @@ describe.skipIf(skipWithoutNginx('the nginx proxy support'))('startNginxProxy', 
     const proxy = await startNginxProxy({ backendPort: await refusedPort(), upstreamKeepalive: 4 });
     await proxy.close();
     await proxy.close();
-    expect(await dial(proxy.port)).toBe(false);
+    expect(await canConnect(proxy.port)).toBe(false);
   });
 });

@@ -9,25 +9,18 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
-import { connect, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
+import { canConnect } from './loopback.js';
+import { findBinary, skipWithout, terminate } from './system-binary.js';
 
 /** The nginx binary, if one is installed (Debian puts it in /usr/sbin). */
-export const nginxPath: string | undefined = [
-  '/usr/sbin',
-  '/usr/local/sbin',
-  '/usr/bin',
-  ...(process.env['PATH'] ?? '').split(delimiter),
-]
-  .map((dir) => join(dir, 'nginx'))
-  .find((path) => existsSync(path));
+export const nginxPath: string | undefined = findBinary('nginx', ['/usr/sbin', '/usr/local/sbin', '/usr/bin']);
 
 /** Prints the one line a suite shows when it skips for want of nginx; returns whether to skip. */
 export function skipWithoutNginx(suite: string): boolean {
-  if (nginxPath !== undefined) return false;
-  console.log(`skipping ${suite}: nginx is not installed (apt-get install nginx-light)`);
-  return true;
+  return skipWithout(nginxPath, 'nginx', 'nginx-light', suite);
 }
 
 export interface NginxProxyOptions {
@@ -68,19 +61,6 @@ async function freePort(): Promise<number> {
   );
   if (address === null || typeof address === 'string') throw new Error('no port');
   return address.port;
-}
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => {
-      resolve(false);
-    });
-  });
 }
 
 function config(dir: string, port: number, statusPort: number, options: NginxProxyOptions): string {
@@ -205,12 +185,7 @@ async function proxy(
     errorLog: () => readLog(dir),
     close: () => {
       closed ??= (async () => {
-        if (child.exitCode === null && child.signalCode === null) {
-          child.kill('SIGTERM');
-          const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
-          await exited;
-          clearTimeout(timer);
-        }
+        await terminate(child, exited, 3_000);
         rmSync(dir, { recursive: true, force: true });
       })();
       return closed;

@@ -7,22 +7,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
+import { findBinary, skipWithout, terminate } from './system-binary.js';
 
 /** The redis-server binary, if one is installed. */
-export const redisServerPath: string | undefined = [
-  '/usr/bin',
-  '/usr/local/bin',
-  ...(process.env['PATH'] ?? '').split(delimiter),
-]
-  .map((dir) => join(dir, 'redis-server'))
-  .find((path) => existsSync(path));
+export const redisServerPath: string | undefined = findBinary('redis-server', ['/usr/bin', '/usr/local/bin']);
 
 /** Prints the one line a suite shows when it skips for want of redis-server; returns whether to skip. */
 export function skipWithoutRedis(suite: string): boolean {
-  if (redisServerPath !== undefined) return false;
-  console.log(`skipping ${suite}: redis-server is not installed (apt-get install redis-server)`);
-  return true;
+  return skipWithout(redisServerPath, 'redis-server', 'redis-server', suite);
 }
 
 /** A running redis-server. */
@@ -91,11 +84,7 @@ export async function startRedisServer(options: { persistent?: boolean } = {}): 
     const proc = child;
     if (proc === undefined) return;
     child = undefined;
-    if (proc.exitCode === null && proc.signalCode === null) {
-      const exited = once(proc, 'exit');
-      proc.kill('SIGTERM');
-      await exited;
-    }
+    await terminate(proc, once(proc, 'exit'));
   };
 
   await start();

@@ -5,6 +5,7 @@
  * order, counts and lower bounds, never on speed.
  */
 import { Metadata, status } from '@grpc/grpc-js';
+import type { Observable } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
 import {
   type ConnectionSnapshot,
@@ -24,13 +25,13 @@ import { countClientSockets } from '../../support/grpc/client-sockets.js';
 import { onSchedule, record, until, waitsAfterAttempts } from '../../support/grpc/record.js';
 import {
   type CountRequest,
-  type CountHandler,
   createTestClient,
   echo,
   startFlappingServer,
   startTestServer,
   type TestServer,
   type Tick,
+  ticker,
 } from '../../support/grpc/service.js';
 import { type Fault, type FaultProxy, startFaultProxy } from '../../../src/testing/fault-proxy.js';
 import { cleanupAfterEach } from '../../support/cleanup.js';
@@ -44,8 +45,10 @@ async function server(options?: Parameters<typeof startTestServer>[0]): Promise<
   return s;
 }
 
-async function proxyTo(port: number, fault: Fault): Promise<FaultProxy> {
-  const p = await startFaultProxy({ port }, fault);
+/** A test server behind a fault proxy that starts with `fault`: the proxy, which the client dials. */
+async function serverBehind(fault: Fault, options?: Parameters<typeof startTestServer>[0]): Promise<FaultProxy> {
+  const s = await server(options);
+  const p = await startFaultProxy({ port: s.port }, fault);
   cleanup.push(() => p.close());
   return p;
 }
@@ -56,18 +59,30 @@ async function proxyTo(port: number, fault: Fault): Promise<FaultProxy> {
 const GRPC_JS_FAST_RETRY = { 'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 1000 };
 const STRAY_WAIT = 300;
 
+/** What the server side of the connections counted, where it can tell: connections accepted, and open now. */
+interface ServerSide {
+  readonly accepted?: () => number;
+  readonly open?: () => number;
+}
+
+/** A fault proxy's counts, as the server side. */
+const atProxy = (proxy: FaultProxy): ServerSide => ({ accepted: () => proxy.accepted, open: () => proxy.open });
+
 /**
- * Counts the TCP connections dialled to `port` (client side, `net.client.socket`) for `log`'s
- * attempts. `check(accepted)`, after the manager was shut down, waits STRAY_WAIT and asserts one
- * connection per attempt — the last one may have been cut before it connected — as many accepted by
- * the server side (`accepted`, the proxy's count) as dialled, and none left open.
+ * Records `state$` and counts the TCP connections dialled to `port` (client side, `net.client.socket`)
+ * for its attempts. `stopAndCount(server)` runs `stop` (close or shut down what made the attempts),
+ * waits STRAY_WAIT and asserts one connection per attempt — the last one may have been cut before it
+ * connected — as many accepted by the server side (`server.accepted`, the proxy's count) as dialled,
+ * and none left open.
  */
-function connectionsPerAttempt(port: number, log: ReturnType<typeof record>) {
+function connectionsPerAttempt<C>(port: number, state$: Observable<ConnectionSnapshot<C>>, stop: () => void) {
+  const log = record(state$);
   const dials = countClientSockets(port);
   cleanup.push(() => {
     dials.stop();
   });
-  return async (accepted?: () => number, open?: () => number): Promise<void> => {
+  const stopAndCount = async ({ accepted, open }: ServerSide = {}): Promise<void> => {
+    stop();
     await new Promise((r) => setTimeout(r, STRAY_WAIT));
     const attempts = log.starts().length;
     expect(dials.dialled()).toBeLessThanOrEqual(attempts);
@@ -78,6 +93,7 @@ function connectionsPerAttempt(port: number, log: ReturnType<typeof record>) {
       if (open !== undefined) expect(open(), 'server sockets open').toBe(0);
     });
   };
+  return { log, stopAndCount };
 }
 
 function managed(port: number, options: ManagedChannelOptions = FAST) {
@@ -92,41 +108,32 @@ function managed(port: number, options: ManagedChannelOptions = FAST) {
   cleanup.push(() => {
     client.close();
   });
-  const log = record(channel.state$);
-  const counted = connectionsPerAttempt(port, log);
-  /** Closes the channel and checks the connections against the attempts (see connectionsPerAttempt). */
-  const closeAndCount = async (accepted?: () => number, open?: () => number): Promise<void> => {
+  const { log, stopAndCount } = connectionsPerAttempt(port, channel.state$, () => {
     channel.close();
-    await counted(accepted, open);
-  };
-  return { channel, client, log, closeAndCount };
+  });
+  return { channel, client, log, closeAndCount: stopAndCount };
 }
 
-/** Streams `from` … `to - 1`, one every `every` ms, then ends with OK. */
-function ticker(to: number, every: number): CountHandler {
-  return (call) => {
-    let seq = call.request.from;
-    const timer = setInterval(() => {
-      if (call.cancelled || seq >= to) {
-        clearInterval(timer);
-        if (!call.cancelled) call.end();
-        return;
-      }
-      call.write({ seq });
-      seq += 1;
-    }, every);
-    call.on('close', () => {
-      clearInterval(timer);
-    });
-  };
+/** A ConnectionManager on an http2Connector to `port`, on FAST's policy, with its connections counted. */
+function http2Manager(port: number, options?: Parameters<typeof http2Connector>[1]) {
+  const manager = new ConnectionManager({
+    connector: http2Connector(`http://127.0.0.1:${String(port)}`, options),
+    ...FAST,
+  });
+  cleanup.push(() => {
+    manager.shutdown();
+  });
+  const { log, stopAndCount } = connectionsPerAttempt(port, manager.state$, () => {
+    manager.shutdown();
+  });
+  return { manager, log, shutdownAndCount: stopAndCount };
 }
 
 const connecting = <C>(log: readonly ConnectionSnapshot<C>[]) => log.filter((x) => x.state === 'CONNECTING');
 
 describe('gRPC through the fault proxy', () => {
   it('refuse: attempts fail at once on the backoff schedule and calls fail fast; READY once the port listens again', async () => {
-    const s = await server();
-    const proxy = await proxyTo(s.port, { kind: 'refuse' });
+    const proxy = await serverBehind({ kind: 'refuse' });
     const { channel, client, log, closeAndCount } = managed(proxy.port);
     channel.manager.connect();
     const failed = await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 4);
@@ -139,12 +146,11 @@ describe('gRPC through the fault proxy', () => {
     expect(log.states()).toContain('READY');
     // Refused dials never reach the server; the one that passed is the READY connection.
     expect(proxy.accepted).toBe(1);
-    await closeAndCount(undefined, () => proxy.open);
+    await closeAndCount({ open: () => proxy.open });
   });
 
   it('black hole (TCP and the client preface pass, SETTINGS never arrives): each attempt is cut at max(deadline, minConnectTimeout)', async () => {
-    const s = await server();
-    const proxy = await proxyTo(s.port, { kind: 'blackhole' });
+    const proxy = await serverBehind({ kind: 'blackhole' });
     const { channel, client, log, closeAndCount } = managed(proxy.port);
     channel.manager.connect();
     await until(channel.state$, (x) => x.state === 'CONNECTING' && x.attempt >= 5);
@@ -174,24 +180,12 @@ describe('gRPC through the fault proxy', () => {
     ).rejects.toMatchObject({
       code: status.DEADLINE_EXCEEDED,
     });
-    await closeAndCount(
-      () => proxy.accepted,
-      () => proxy.open,
-    );
+    await closeAndCount(atProxy(proxy));
   });
 
   it('black hole, http2Connector: ConnectTimeoutError at max(deadline, minConnectTimeout), READY never', async () => {
-    const s = await server();
-    const proxy = await proxyTo(s.port, { kind: 'blackhole' });
-    const manager = new ConnectionManager({
-      connector: http2Connector(`http://127.0.0.1:${String(proxy.port)}`),
-      ...FAST,
-    });
-    cleanup.push(() => {
-      manager.shutdown();
-    });
-    const log = record(manager.state$);
-    const counted = connectionsPerAttempt(proxy.port, log);
+    const proxy = await serverBehind({ kind: 'blackhole' });
+    const { manager, log, shutdownAndCount } = http2Manager(proxy.port);
     manager.connect();
     const cut = await until(manager.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 2);
     expect(isConnectTimeoutError(cut.lastError)).toBe(true);
@@ -200,16 +194,11 @@ describe('gRPC through the fault proxy', () => {
     expect(failures[0]!.since - first!.since).toBeGreaterThanOrEqual(300);
     expect(failures[1]!.since - second!.since).toBeGreaterThanOrEqual(300);
     expect(log.states()).not.toContain('READY');
-    manager.shutdown();
-    await counted(
-      () => proxy.accepted,
-      () => proxy.open,
-    );
+    await shutdownAndCount(atProxy(proxy));
   });
 
   it('latency (100 ms each way): READY only once SETTINGS has crossed, then stays READY; calls succeed', async () => {
-    const s = await server();
-    const proxy = await proxyTo(s.port, { kind: 'latency', ms: 100 });
+    const proxy = await serverBehind({ kind: 'latency', ms: 100 });
     const { channel, client, log, closeAndCount } = managed(proxy.port);
     await expect(echo(client, 'slow')).resolves.toEqual({ text: 'slow' });
     await expect(echo(client, 'again')).resolves.toEqual({ text: 'again' });
@@ -218,15 +207,11 @@ describe('gRPC through the fault proxy', () => {
     expect(ready.since - start!.since).toBeGreaterThanOrEqual(100);
     expect(log.states()).toEqual(['IDLE', 'CONNECTING', 'READY']);
     expect(channel.manager.snapshot.state).toBe('READY');
-    await closeAndCount(
-      () => proxy.accepted,
-      () => proxy.open,
-    );
+    await closeAndCount(atProxy(proxy));
   });
 
   it('reset mid-stream: the channel reconnects and a ResilientStream resumes from its cursor; every tick exactly once, in order', async () => {
-    const s = await server({ count: ticker(30, 5) });
-    const proxy = await proxyTo(s.port, { kind: 'reset-after-bytes', bytes: 600 });
+    const proxy = await serverBehind({ kind: 'reset-after-bytes', bytes: 600 }, { count: ticker(30, 5) });
     const { channel, client, log, closeAndCount } = managed(proxy.port);
     // After the first reset the network heals.
     channel.state$.subscribe((x) => {
@@ -256,15 +241,11 @@ describe('gRPC through the fault proxy', () => {
     expect(log.snapshots.filter((x) => x.state === 'READY')).toHaveLength(2);
     expect(proxy.accepted).toBe(log.starts().length); // one connection per attempt
     stream.close();
-    await closeAndCount(
-      () => proxy.accepted,
-      () => proxy.open,
-    );
+    await closeAndCount(atProxy(proxy));
   });
 
   it('accept, then close after 50 ms without forwarding: no attempt reaches READY, the backoff keeps growing', async () => {
-    const s = await server();
-    const proxy = await proxyTo(s.port, { kind: 'close-after', ms: 50 });
+    const proxy = await serverBehind({ kind: 'close-after', ms: 50 });
     const { channel, log, closeAndCount } = managed(proxy.port);
     channel.manager.connect();
     const failed = await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 4);
@@ -273,7 +254,7 @@ describe('gRPC through the fault proxy', () => {
     expect(onSchedule(waitsAfterAttempts(log.snapshots), [100, 160, 256])).toEqual([100, 160, 256]);
     expect(log.states()).not.toContain('READY');
     // (The proxy's side of a closed-after connection stops reading, so only the client's count applies.)
-    await closeAndCount(() => proxy.accepted);
+    await closeAndCount({ accepted: () => proxy.accepted });
   });
 
   // With grpc-js 1.10 (the CI run with REDIALER_GRPC_JS), a ManagedChannel is READY at the server's ACK of
@@ -281,14 +262,16 @@ describe('gRPC through the fault proxy', () => {
   it.skipIf(process.env['REDIALER_GRPC_JS'] === 'grpc-js-1-10')(
     'stall after SETTINGS: READY, then silence; calls end at their deadline and keepalive declares the connection dead, so the channel reconnects',
     async () => {
-      const s = await server({
-        serverOptions: {
-          'grpc.keepalive_permit_without_calls': 1,
-          'grpc.http2.min_ping_interval_without_data_ms': 10,
-          'grpc.http2.max_ping_strikes': 0,
+      const proxy = await serverBehind(
+        { kind: 'stall-after-handshake' },
+        {
+          serverOptions: {
+            'grpc.keepalive_permit_without_calls': 1,
+            'grpc.http2.min_ping_interval_without_data_ms': 10,
+            'grpc.http2.max_ping_strikes': 0,
+          },
         },
-      });
-      const proxy = await proxyTo(s.port, { kind: 'stall-after-handshake' });
+      );
       const { channel, client, log, closeAndCount } = managed(proxy.port, {
         ...FAST,
         minKeepaliveTime: 100, // the server allows it (gRFC A8's floor is 10 s)
@@ -309,40 +292,25 @@ describe('gRPC through the fault proxy', () => {
       await until(channel.state$, (x) => x.state === 'READY');
       await expect(echo(client, 'healed')).resolves.toEqual({ text: 'healed' });
       expect(log.snapshots.filter((x) => x.state === 'READY')).toHaveLength(2);
-      await closeAndCount(
-        () => proxy.accepted,
-        () => proxy.open,
-      );
+      await closeAndCount(atProxy(proxy));
     },
   );
 
   it('stall after SETTINGS, http2Connector: an unanswered keepalive PING ends the connection and the manager reconnects', async () => {
-    const s = await server();
-    const proxy = await proxyTo(s.port, { kind: 'stall-after-handshake' });
-    const manager = new ConnectionManager({
-      connector: http2Connector(`http://127.0.0.1:${String(proxy.port)}`, {
-        keepaliveTime: 100,
-        keepaliveTimeout: 100,
-        keepaliveWithoutCalls: true,
-        minKeepaliveTime: 10,
-      }),
-      ...FAST,
+    const proxy = await serverBehind({ kind: 'stall-after-handshake' });
+    const { manager, shutdownAndCount } = http2Manager(proxy.port, {
+      keepaliveTime: 100,
+      keepaliveTimeout: 100,
+      keepaliveWithoutCalls: true,
+      minKeepaliveTime: 10,
     });
-    cleanup.push(() => {
-      manager.shutdown();
-    });
-    const counted = connectionsPerAttempt(proxy.port, record(manager.state$));
     manager.connect();
     await until(manager.state$, (x) => x.state === 'READY');
     await proxy.setFault({ kind: 'pass' });
     const lost = await until(manager.state$, (x) => x.state !== 'READY');
     expect(isKeepaliveTimeoutError(lost.lastError)).toBe(true);
     await until(manager.state$, (x) => x.state === 'READY');
-    manager.shutdown();
-    await counted(
-      () => proxy.accepted,
-      () => proxy.open,
-    );
+    await shutdownAndCount(atProxy(proxy));
   });
 });
 
@@ -358,7 +326,7 @@ describe('a real flapping gRPC server cannot push the attempt rate above the pol
     const { channel, log, closeAndCount } = managed(flapping.port, { ...FAST, minUptime: 60_000 });
     channel.manager.connect();
     await until(channel.state$, (x) => x.state === 'CONNECTING' && x.attempt >= 6);
-    await closeAndCount(flapping.accepted);
+    await closeAndCount({ accepted: flapping.accepted });
     const starts = connecting(log.snapshots).map((x, _, all) => x.since - all[0]!.since);
     // gRPC's schedule: attempt k starts no sooner than the sum of the nominal waits before it (1 ms of timer rounding each).
     const nominal = [0, 100, 260, 516, 925.6, 1580.96];

@@ -16,18 +16,13 @@ import {
 } from '../../../src/index.js';
 import { http2Connector, isGoawayError, isKeepaliveTimeoutError } from '../../../src/adapters/grpc/index.js';
 import { createVirtualClock } from '../../../src/testing/index.js';
+import { heldSettings } from '../../support/grpc/held-settings.js';
 import { record, until } from '../../support/grpc/record.js';
 import { cleanupAfterEach } from '../../support/cleanup.js';
-import { listenOnLoopback } from '../../support/loopback.js';
+import { listenOnLoopback, portOf } from '../../support/loopback.js';
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
 const cleanup = cleanupAfterEach();
-
-function port(server: NetServer | Http2Server | Http2SecureServer): number {
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 async function listen<S extends NetServer | Http2Server | Http2SecureServer>(
   server: S,
@@ -48,7 +43,7 @@ async function h2Server(): Promise<{ url: string; sessions: ServerHttp2Session[]
   const server = createHttp2Server();
   server.on('session', (session) => sessions.push(session));
   await listen(server, sockets);
-  return { url: `http://127.0.0.1:${String(port(server))}`, sessions, sockets };
+  return { url: `http://127.0.0.1:${String(portOf(server))}`, sessions, sockets };
 }
 
 /** A TCP server that accepts and then does `onSocket`. */
@@ -65,7 +60,7 @@ async function tcpServer(
     onSocket(socket);
   });
   await listen(server, sockets);
-  return { url: `http://127.0.0.1:${String(port(server))}`, sockets, accepted: () => accepted };
+  return { url: `http://127.0.0.1:${String(portOf(server))}`, sockets, accepted: () => accepted };
 }
 
 // An empty HTTP/2 SETTINGS frame: length 0, type 0x4, no flags, stream 0.
@@ -84,15 +79,21 @@ function manager(url: string, options: Parameters<typeof http2Connector>[1] = {}
   return m;
 }
 
+/** An {@link h2Server} and a {@link manager} connected to it: resolves once READY, with the live session. */
+async function readyOnH2Server(options?: Parameters<typeof http2Connector>[1]) {
+  const server = await h2Server();
+  const m = manager(server.url, options);
+  m.connect();
+  const ready = await until(m.state$, (s) => s.state === 'READY');
+  if (ready.state !== 'READY') throw new Error('unreachable');
+  return { server, m, session: ready.connection };
+}
+
 describe('http2Connector: established on the server SETTINGS frame', () => {
   it('plaintext: READY with a live session once SETTINGS arrives', async () => {
-    const server = await h2Server();
-    const m = manager(server.url);
-    m.connect();
-    const ready = await until(m.state$, (s) => s.state === 'READY');
-    if (ready.state !== 'READY') throw new Error('unreachable');
-    expect(ready.connection.destroyed).toBe(false);
-    expect(ready.connection.remoteSettings).toBeDefined();
+    const { session } = await readyOnH2Server();
+    expect(session.destroyed).toBe(false);
+    expect(session.remoteSettings).toBeDefined();
   });
 
   it('TLS: READY against a secure server with its CA', async () => {
@@ -101,7 +102,7 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
       createSecureServer({ key: fixture('localhost-key.pem'), cert: fixture('localhost-cert.pem') }),
       sockets,
     );
-    const m = manager(`https://localhost:${String(port(server))}`, {
+    const m = manager(`https://localhost:${String(portOf(server))}`, {
       connectOptions: { ca: fixture('localhost-cert.pem') },
     });
     m.connect();
@@ -120,7 +121,7 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
     // the failure would then be the cut, not the cause this test reads.
     const patient = 20_000;
     // No CA for the self-signed certificate.
-    const untrusted = manager(`https://localhost:${String(port(server))}`, {}, patient);
+    const untrusted = manager(`https://localhost:${String(portOf(server))}`, {}, patient);
     untrusted.connect();
     const tls = await until(untrusted.state$, (s) => s.state === 'TRANSIENT_FAILURE');
     expect(isConnectionClosedError(tls.lastError)).toBe(true);
@@ -128,7 +129,7 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
     expect(((tls.lastError as Error).cause as NodeJS.ErrnoException).code).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-    const refusedPort = port(closed);
+    const refusedPort = portOf(closed);
     await new Promise((r) => closed.close(r));
     const refused = manager(`http://127.0.0.1:${String(refusedPort)}`, {}, patient);
     refused.connect();
@@ -169,24 +170,15 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
   });
 
   it('READY comes with SETTINGS, not with the TCP connection: a peer that sends SETTINGS late is READY only then', async () => {
-    let sendSettings: (() => void) | undefined;
-    const tcp = await tcpServer((socket) => {
-      sendSettings = () => socket.write(SETTINGS_FRAME);
-    });
+    const peer = heldSettings(SETTINGS_FRAME);
+    const tcp = await tcpServer(peer.onSocket);
     const m = new ConnectionManager({ connector: http2Connector(tcp.url), minConnectTimeout: 5000, minUptime: 0 });
     cleanup.push(() => {
       m.shutdown();
     });
     const log = record(m.state$);
     m.connect();
-    await vi.waitFor(() => {
-      expect(sendSettings).toBeDefined();
-    });
-    // TCP is up, yet no READY.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(log.states()).toEqual(['IDLE', 'CONNECTING']);
-    sendSettings?.();
-    await until(m.state$, (s) => s.state === 'READY');
+    await peer.expectReadyOnlyOnceSent(m.state$, log.states, 50);
   });
 
   it('a raw TCP listener that never sends SETTINGS: every attempt is cut at its deadline, READY never comes, sockets are closed', async () => {
@@ -214,10 +206,7 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
   });
 
   it('GOAWAY ends the connection with a GoawayError and the manager reconnects', async () => {
-    const server = await h2Server();
-    const m = manager(server.url);
-    m.connect();
-    await until(m.state$, (s) => s.state === 'READY');
+    const { server, m } = await readyOnH2Server();
     server.sessions[0]?.goaway(0);
     const lost = await until(m.state$, (s) => s.state === 'TRANSIENT_FAILURE');
     expect(isGoawayError(lost.lastError)).toBe(true);
@@ -226,10 +215,7 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
   });
 
   it('a socket closed by the server ends the connection', async () => {
-    const server = await h2Server();
-    const m = manager(server.url);
-    m.connect();
-    await until(m.state$, (s) => s.state === 'READY');
+    const { server, m } = await readyOnH2Server();
     for (const socket of server.sockets) socket.destroy();
     const lost = await until(m.state$, (s) => s.state !== 'READY');
     expect(lost.lastError).toBeInstanceOf(Error);
@@ -268,13 +254,9 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
   });
 
   it('shutdown destroys the session and leaves no socket open', async () => {
-    const server = await h2Server();
-    const m = manager(server.url);
-    m.connect();
-    const ready = await until(m.state$, (s) => s.state === 'READY');
-    if (ready.state !== 'READY') throw new Error('unreachable');
+    const { server, m, session } = await readyOnH2Server();
     m.shutdown();
-    expect(ready.connection.destroyed).toBe(true);
+    expect(session.destroyed).toBe(true);
     await vi.waitFor(() => {
       expect(server.sockets.size).toBe(0);
     });
@@ -294,20 +276,16 @@ describe('http2Connector: established on the server SETTINGS frame', () => {
   });
 
   it('keepalive (gRFC A8): 1000 ms is raised to the 10 s floor, and PINGs go out only while a stream is open', async () => {
-    const server = await h2Server();
     const pings: number[] = [];
     const clock = createVirtualClock();
-    const m = manager(server.url, { keepaliveTime: 1000, scheduler: clock.scheduler });
-    m.connect();
-    const ready = await until(m.state$, (s) => s.state === 'READY');
-    if (ready.state !== 'READY') throw new Error('unreachable');
+    const { server, session } = await readyOnH2Server({ keepaliveTime: 1000, scheduler: clock.scheduler });
     server.sessions[0]!.on('ping', () => pings.push(clock.now()));
     // No stream open: no PING however long the connection stays idle.
     clock.advanceBy(60_000);
     await new Promise((r) => setTimeout(r, 50));
     expect(pings).toEqual([]);
     // A stream opens: the first PING is due 10 s later (not 1 s).
-    const stream = ready.connection.request({ ':path': '/held' });
+    const stream = session.request({ ':path': '/held' });
     clock.advanceBy(9_999);
     await new Promise((r) => setTimeout(r, 50));
     expect(pings).toEqual([]);

@@ -10,10 +10,10 @@ import { ConnectionManager, grpcBackoff } from '../../../src/index.js';
 import { http2Connector, ManagedChannel, ResilientStream } from '../../../src/adapters/grpc/index.js';
 import { until } from '../../support/grpc/record.js';
 import { type CountRequest, createTestClient, echo, startTestServer, type Tick } from '../../support/grpc/service.js';
-import { excessOver, settled, silentListener } from '../../support/active-resources.js';
+import { excessOver, leakCheck, settled } from '../../support/active-resources.js';
 import { refusedPort } from '../../support/refused-port.js';
 import { cleanupAfterEach } from '../../support/cleanup.js';
-import { expectToExitWhileRetrying, fixture, requireDist, runNode } from '../../support/child-process.js';
+import { fixture, itExitsWhileRetrying, requireDist, runNode } from '../../support/child-process.js';
 
 const insecure = credentials.createInsecure();
 const FAST = {
@@ -28,15 +28,12 @@ const cleanup = cleanupAfterEach();
 describe('adapters leave no handle behind', () => {
   it('ManagedChannel: READY with a call done, mid-attempt (no SETTINGS) and waiting to retry (refused), then close()', async () => {
     const server = await startTestServer();
-    cleanup.push(() => server.close());
-    const silent = await silentListener(cleanup);
-    const refused = await refusedPort();
-    const before = await settled();
+    const { silentPort, refusedPort: refused, before } = await leakCheck(cleanup, () => server.close());
 
     const ready = new ManagedChannel(server.address, insecure, FAST);
     const client = createTestClient(server.address, insecure, { channelOverride: ready });
     await expect(echo(client, 'x')).resolves.toEqual({ text: 'x' });
-    const attempting = new ManagedChannel(`127.0.0.1:${String(silent.port)}`, insecure, FAST);
+    const attempting = new ManagedChannel(`127.0.0.1:${String(silentPort)}`, insecure, FAST);
     attempting.manager.connect();
     const waiting = new ManagedChannel(`127.0.0.1:${String(refused)}`, insecure, FAST);
     waiting.manager.connect();
@@ -95,9 +92,7 @@ describe('adapters leave no handle behind', () => {
 
   it('http2Connector manager: READY with keepalive PINGs armed, then shutdown()', async () => {
     const server = await startTestServer();
-    cleanup.push(() => server.close());
-    const silent = await silentListener(cleanup);
-    const before = await settled();
+    const { silentPort, before } = await leakCheck(cleanup, () => server.close());
     const ready = new ConnectionManager({
       connector: http2Connector(`http://${server.address}`, {
         keepaliveTime: 50,
@@ -107,7 +102,7 @@ describe('adapters leave no handle behind', () => {
       ...FAST,
     });
     const attempting = new ConnectionManager({
-      connector: http2Connector(`http://127.0.0.1:${String(silent.port)}`),
+      connector: http2Connector(`http://127.0.0.1:${String(silentPort)}`),
       ...FAST,
     });
     ready.connect();
@@ -122,12 +117,7 @@ describe('adapters leave no handle behind', () => {
 });
 
 describe("unref'd adapters let Node exit by itself (child processes, against dist/)", () => {
-  it.each([['ManagedChannel with unref: true', 'unref-grpc-exit.mjs']])(
-    '%s, retrying against a refused port',
-    async (_name, file) => {
-      await expectToExitWhileRetrying(file);
-    },
-  );
+  itExitsWhileRetrying('ManagedChannel with unref: true', 'unref-grpc-exit.mjs');
 
   it("a ManagedChannel waiting out its backoff holds no socket of the attempt that failed (the attempt's error stays)", async () => {
     requireDist('dist/adapters/grpc/index.js');

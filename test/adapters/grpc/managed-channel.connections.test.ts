@@ -28,7 +28,7 @@ import { refusedPort } from '../../support/refused-port.js';
 import { cleanupAfterEach } from '../../support/cleanup.js';
 import { FAST, insecure } from '../../support/grpc/fast-options.js';
 import { fixture, requireDist, root, runNode } from '../../support/child-process.js';
-import { listenOnLoopback } from '../../support/loopback.js';
+import { listenOnLoopback, portOf, track } from '../../support/loopback.js';
 
 /** Longer than grpc-js's first subchannel backoff (1 s + 20 % jitter), the time a stray reconnect would take. */
 const LINGER = 1600;
@@ -42,17 +42,13 @@ async function countingServer(onSocket: (socket: Socket) => void) {
   let accepted = 0;
   const server = createServer((socket) => {
     accepted += 1;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
+    track(sockets, socket);
     // Read (and drop) what the client sends, so that its FIN is seen.
     socket.resume();
     onSocket(socket);
   });
   await listenOnLoopback(server, sockets, cleanup);
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return { port: address.port, accepted: () => accepted, open: () => sockets.size };
+  return { port: portOf(server), accepted: () => accepted, open: () => sockets.size };
 }
 
 /**
@@ -77,6 +73,13 @@ function managed(port: number, scheme = '') {
   };
 }
 
+/** Closes `channel`, waits past LINGER for a stray reconnect, and returns the attempts `log` saw start. */
+async function closeAndLinger(channel: ManagedChannel, log: ReturnType<typeof record>): Promise<number> {
+  channel.close();
+  await sleep(LINGER);
+  return log.starts().length;
+}
+
 function counted(port: number) {
   const dials = countClientSockets(port);
   cleanup.push(() => {
@@ -95,9 +98,8 @@ describe('ManagedChannel: one TCP connection per scheduled attempt, none after i
     expect(isConnectionFailedError(failed.lastError)).toBe(true);
     expect((failed.lastError as Error).message).toMatch(/could not connect to 127\.0\.0\.1:\d+: connect ECONNREFUSED/);
     expect(((failed.lastError as Error).cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
-    channel.close();
-    await sleep(LINGER);
-    expect(dials.dialled()).toBe(log.starts().length);
+    const attempts = await closeAndLinger(channel, log);
+    expect(dials.dialled()).toBe(attempts);
     // grpc-js does not even start a dial for a failed attempt: its subchannel's reconnect timer is
     // stopped, so the socket tracking has nothing to refuse.
     expect(dials.refused()).toBe(0);
@@ -113,9 +115,7 @@ describe('ManagedChannel: one TCP connection per scheduled attempt, none after i
     const { channel, log } = managed(server.port);
     channel.manager.connect();
     await until(channel.state$, (x) => x.state === 'TRANSIENT_FAILURE' && x.attempt >= 6);
-    channel.close();
-    await sleep(LINGER);
-    const attempts = log.starts().length;
+    const attempts = await closeAndLinger(channel, log);
     expect(server.accepted()).toBe(attempts);
     expect(dials.dialled()).toBe(attempts);
     expect(server.open()).toBe(0);
@@ -150,9 +150,7 @@ describe('ManagedChannel: one TCP connection per scheduled attempt, none after i
     await vi.waitFor(() => {
       expect(proxy.accepted).toBe(3);
     });
-    channel.close();
-    await sleep(LINGER);
-    const attempts = log.starts().length;
+    const attempts = await closeAndLinger(channel, log);
     expect(proxy.accepted).toBe(attempts);
     expect(dials.dialled()).toBe(attempts);
     expect(proxy.open).toBe(0);
@@ -311,10 +309,9 @@ describe('ManagedChannel: failed attempts and reconnects share one grpc-js chann
       const last = channel.manager.snapshot.state === 'READY' ? channel.manager.snapshot.connection : undefined;
       expect(last).toBe(first);
       expect(made).toHaveBeenCalledTimes(1);
-      channel.close();
-      await sleep(LINGER);
+      const attempts = await closeAndLinger(channel, log);
       // Still one dial per attempt, none after close().
-      expect(dials.dialled()).toBe(log.starts().length);
+      expect(dials.dialled()).toBe(attempts);
       expect(dials.open()).toBe(0);
     },
   );
@@ -498,11 +495,9 @@ describe('ManagedChannel: failed attempts and reconnects share one grpc-js chann
     await vi.waitFor(() => {
       expect(toHole.dialled()).toBe(3);
     });
-    channel.close();
-    await sleep(LINGER);
     // pick_first asks the refused subchannel to connect again while the other address hangs; the gate
     // lets each address dial once per attempt.
-    const attempts = log.starts().length;
+    const attempts = await closeAndLinger(channel, log);
     expect(toRefusing.dialled()).toBe(attempts);
     expect(toHole.dialled()).toBe(attempts);
     expect(hole.open()).toBe(0);

@@ -1,7 +1,7 @@
 /** Hostile ManagedChannel options: each bad value gets a TypeError/RangeError naming the option. */
 import { credentials } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
-import { ManagedChannel } from '../../../src/adapters/grpc/index.js';
+import { ManagedChannel, type ManagedChannelOptions } from '../../../src/adapters/grpc/index.js';
 import { expectNamed, forEachHostileOption } from '../../support/hostile-input.js';
 
 const CHANNEL_OPTIONS = [
@@ -15,7 +15,7 @@ const CHANNEL_OPTIONS = [
   'scheduler',
   'waitForReady',
   'channelOptions',
-] as const;
+] as const satisfies readonly (keyof ManagedChannelOptions)[];
 
 describe('hostile adapter options: each bad value gets a TypeError/RangeError naming the option', () => {
   it('ManagedChannel: one hostile option at a time', () => {

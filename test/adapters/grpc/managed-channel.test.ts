@@ -7,6 +7,7 @@ import { createVirtualClock } from '../../../src/testing/index.js';
 import { isConnectionFailedError, ManagedChannel, managedChannelFactory } from '../../../src/adapters/grpc/index.js';
 import { ipLiteralTarget } from '../../../src/adapters/grpc/grpc-js-workarounds/grpc-channel-connector.js';
 import { reconnectBackoff } from '../../../src/adapters/grpc/reconnect-backoff.js';
+import { heldSettings } from '../../support/grpc/held-settings.js';
 import { onSchedule, record, until, waitsAfterAttempts } from '../../support/grpc/record.js';
 import {
   createTestClient,
@@ -199,22 +200,14 @@ describe('ManagedChannel: existing grpc-js clients over a redialer-managed conne
   });
 
   it('READY comes exactly with the server SETTINGS frame: a raw peer that sends only SETTINGS, late, is READY only then', async () => {
-    let sendSettings: (() => void) | undefined;
     // An empty HTTP/2 SETTINGS frame (length 0, type 0x4, no flags, stream 0), then the ACK of the
     // client's SETTINGS (flag 0x1), as a server's preface goes.
-    const tcp = await tcpListener((socket) => {
-      sendSettings = () => socket.write(Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 4, 1, 0, 0, 0, 0]));
-    });
+    const peer = heldSettings(Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 4, 1, 0, 0, 0, 0]));
+    const tcp = await tcpListener(peer.onSocket);
     const { channel } = managed(tcp.address, { ...fast, minConnectTimeout: 5000 });
     const log = record(channel.state$);
     channel.manager.connect();
-    await vi.waitFor(() => {
-      expect(sendSettings).toBeDefined();
-    });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(log.states()).toEqual(['IDLE', 'CONNECTING']);
-    sendSettings?.();
-    await until(channel.state$, (x) => x.state === 'READY');
+    await peer.expectReadyOnlyOnceSent(channel.state$, log.states, 100);
   });
 
   it('a server that accepts and closes at once: attempts fail fast and the waits keep growing', async () => {

@@ -1,4 +1,4 @@
-import { credentials, Metadata, status, type ServerWritableStream } from '@grpc/grpc-js';
+import { credentials, Metadata, status } from '@grpc/grpc-js';
 import { firstValueFrom, lastValueFrom, take, timeout, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { grpcBackoff } from '../../../src/index.js';
@@ -12,6 +12,7 @@ import {
   type TestClient,
   type TestServer,
   type Tick,
+  ticker,
 } from '../../support/grpc/service.js';
 import { cleanupAfterEach } from '../../support/cleanup.js';
 
@@ -55,32 +56,6 @@ function stream(
     s.close();
   });
   return s;
-}
-
-/** Streams `from`, `from + 1` … `to - 1` every `every` ms, then ends with OK. */
-function ticker(to: number, every: number): CountHandler {
-  return (call: ServerWritableStream<CountRequest, Tick>) => {
-    let seq = call.request.from;
-    const timer = setInterval(() => {
-      if (call.cancelled) {
-        clearInterval(timer);
-        return;
-      }
-      if (seq >= to) {
-        clearInterval(timer);
-        call.end();
-        return;
-      }
-      call.write({ seq });
-      seq += 1;
-    }, every);
-    call.on('cancelled', () => {
-      clearInterval(timer);
-    });
-    call.on('close', () => {
-      clearInterval(timer);
-    });
-  };
 }
 
 describe('ResilientStream: a server stream kept alive and resumed from a cursor', () => {

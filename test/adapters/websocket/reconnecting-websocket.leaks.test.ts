@@ -8,24 +8,20 @@ import WebSocket from 'ws';
 import { ReconnectingWebSocket } from '../../../src/adapters/websocket/index.js';
 import { until } from '../../support/grpc/record.js';
 import { startServer } from '../../support/websocket/ws-server.js';
-import { excessOver, settled, silentListener } from '../../support/active-resources.js';
-import { refusedPort } from '../../support/refused-port.js';
+import { excessOver, leakCheck } from '../../support/active-resources.js';
 import { cleanupAfterEach } from '../../support/cleanup.js';
-import { expectToExitWhileRetrying } from '../../support/child-process.js';
+import { itExitsWhileRetrying } from '../../support/child-process.js';
 
 const cleanup = cleanupAfterEach();
 
 describe('adapters leave no handle behind', () => {
   it('ReconnectingWebSocket: open, mid-attempt (upgrade never answered) and waiting to retry, then close()', async () => {
     const server = await startServer();
-    cleanup.push(() => server.stop());
-    const silent = await silentListener(cleanup);
-    const refused = await refusedPort();
-    const before = await settled();
+    const { silentPort, refusedPort, before } = await leakCheck(cleanup, () => server.stop());
     const options = { WebSocket, minReconnectionDelay: 50, maxReconnectionDelay: 200, connectionTimeout: 2000 };
     const open = new ReconnectingWebSocket(server.url, undefined, options);
-    const attempting = new ReconnectingWebSocket(`ws://127.0.0.1:${String(silent.port)}/`, undefined, options);
-    const waiting = new ReconnectingWebSocket(`ws://127.0.0.1:${String(refused)}/`, undefined, options);
+    const attempting = new ReconnectingWebSocket(`ws://127.0.0.1:${String(silentPort)}/`, undefined, options);
+    const waiting = new ReconnectingWebSocket(`ws://127.0.0.1:${String(refusedPort)}/`, undefined, options);
     await until(open.state$, (s) => s.state === 'READY');
     await until(waiting.state$, (s) => s.state === 'TRANSIENT_FAILURE');
     expect(open.sendWithStatus('x')).toBe('sent');
@@ -40,10 +36,5 @@ describe('adapters leave no handle behind', () => {
 });
 
 describe("unref'd adapters let Node exit by itself (child processes, against dist/)", () => {
-  it.each([['ReconnectingWebSocket with scheduler: unrefScheduler', 'unref-websocket-exit.mjs']])(
-    '%s, retrying against a refused port',
-    async (_name, file) => {
-      await expectToExitWhileRetrying(file);
-    },
-  );
+  itExitsWhileRetrying('ReconnectingWebSocket with scheduler: unrefScheduler', 'unref-websocket-exit.mjs');
 });

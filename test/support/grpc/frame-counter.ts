@@ -4,6 +4,7 @@
  * the server's GOAWAY frames (code and debug data).
  */
 import { createConnection, createServer, type Socket } from 'node:net';
+import { listenOnFreePort, track } from '../loopback.js';
 
 const PREFACE_LENGTH = 24; // "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 const FRAME_HEADER = 9;
@@ -67,10 +68,8 @@ export async function startFrameCounter(targetPort: number): Promise<FrameCounte
     client.on('close', () => clients.delete(client));
     const upstream = createConnection({ host: '127.0.0.1', port: targetPort });
     for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
+      track(sockets, socket);
       socket.on('close', () => {
-        sockets.delete(socket);
         client.destroy();
         upstream.destroy();
       });
@@ -92,12 +91,10 @@ export async function startFrameCounter(targetPort: number): Promise<FrameCounte
       client.write(chunk);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
+  const port = await listenOnFreePort(server);
   return {
-    port: address.port,
-    address: `127.0.0.1:${String(address.port)}`,
+    port,
+    address: `127.0.0.1:${String(port)}`,
     connections: () => connections,
     open: () => clients.size,
     pings,

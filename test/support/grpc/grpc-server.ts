@@ -15,6 +15,7 @@ import {
   type sendUnaryData,
 } from '@grpc/grpc-js';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
+import { listenOnFreePort, portOf, track } from '../loopback.js';
 import { type CountRequest, type EchoRequest, testService, type Tick } from './test-service.js';
 
 /** How the Count stream behaves on the server. */
@@ -43,6 +44,35 @@ export interface TestServerOptions {
   readonly tls?: { readonly key: Buffer; readonly cert: Buffer };
 }
 
+/**
+ * A Count handler that streams `from`, `from + 1` … `to - 1`, one every `every` ms, then ends with OK;
+ * its timer stops when the call is cancelled or closed.
+ */
+export function ticker(to: number, every: number): CountHandler {
+  return (call) => {
+    let seq = call.request.from;
+    const timer = setInterval(() => {
+      if (call.cancelled) {
+        clearInterval(timer);
+        return;
+      }
+      if (seq >= to) {
+        clearInterval(timer);
+        call.end();
+        return;
+      }
+      call.write({ seq });
+      seq += 1;
+    }, every);
+    call.on('cancelled', () => {
+      clearInterval(timer);
+    });
+    call.on('close', () => {
+      clearInterval(timer);
+    });
+  };
+}
+
 interface Running {
   readonly grpc: Server;
   readonly listener: NetServer;
@@ -59,9 +89,7 @@ async function run(options: TestServerOptions, port: number): Promise<Running> {
   const injector = grpc.createConnectionInjector(credentials);
   const sockets = new Set<Socket>();
   const listener = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
+    track(sockets, socket);
     injector.injectConnection(socket);
   });
   await new Promise<void>((resolve, reject) => {
@@ -108,9 +136,7 @@ function build(options: TestServerOptions): Server {
 /** Starts a test server on 127.0.0.1 (a free port). */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   let running: Running | undefined = await run(options, 0);
-  const address = running.listener.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  const port = address.port;
+  const port = portOf(running.listener);
   const kill = async (): Promise<void> => {
     const current = running;
     running = undefined;
@@ -158,9 +184,7 @@ export async function startFlappingServer(
   let accepted = 0;
   const listener = createServer((socket) => {
     accepted += 1;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
+    track(sockets, socket);
     injector.injectConnection(socket);
     const timer = setTimeout(() => {
       timers.delete(timer);
@@ -168,11 +192,9 @@ export async function startFlappingServer(
     }, ms);
     timers.add(timer);
   });
-  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-  const address = listener.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
+  const port = await listenOnFreePort(listener);
   return {
-    port: address.port,
+    port,
     accepted: () => accepted,
     close: async () => {
       for (const timer of timers) clearTimeout(timer);

@@ -24,6 +24,7 @@ export {
   startTestServer,
   type TestServer,
   type TestServerOptions,
+  ticker,
 } from './grpc-server.js';
 
 /** The generic client, as `makeGenericClientConstructor` builds it (what generated code does too). */

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packPackage, type PackedPackage } from '../support/packed-package.js';
 import { formatDiagnostics, typeCheckProject } from '../support/type-check.js';
+import { EVERY_RWS_OPTION_SOURCE } from '../support/websocket/rws-options.js';
 
 const skip = process.env['REDIALER_PACKAGE_CHECKS'] === 'skip';
 if (skip) console.log('consumer-types: skipped (REDIALER_PACKAGE_CHECKS=skip; runs once per CI)');
@@ -86,15 +87,7 @@ import ReconnectingWebSocket, {
 
 const options: Options = {
   WebSocket: globalThis.WebSocket,
-  maxReconnectionDelay: 10_000,
-  minReconnectionDelay: 1000,
-  reconnectionDelayGrowFactor: 1.3,
-  minUptime: 5000,
-  connectionTimeout: 4000,
-  maxRetries: 10,
-  maxEnqueuedMessages: 100,
-  startClosed: false,
-  debug: false,
+${EVERY_RWS_OPTION_SOURCE}
   debugLogger: (...args: any[]) => console.log(...args),
   shouldReconnectOnClose: (event: CloseEvent) => event.code !== 4000,
 };
@@ -149,15 +142,7 @@ import ReconnectingWebSocket, {
 
 const options: Options = {
   WebSocket: globalThis.WebSocket,
-  maxReconnectionDelay: 10_000,
-  minReconnectionDelay: 1000,
-  reconnectionDelayGrowFactor: 1.3,
-  minUptime: 5000,
-  connectionTimeout: 4000,
-  maxRetries: 10,
-  maxEnqueuedMessages: 100,
-  startClosed: false,
-  debug: false,
+${EVERY_RWS_OPTION_SOURCE}
 };
 const url: UrlProvider = () => Promise.resolve('wss://example.test/feed');
 export const ws = new ReconnectingWebSocket(url, ['v1'], options);
@@ -203,6 +188,31 @@ interface Consumer {
 }
 
 const strict = { strict: true, skipLibCheck: false, noEmit: true, target: 'es2022' };
+/** A browser project that a bundler builds. */
+const bundler = { ...strict, module: 'preserve', moduleResolution: 'bundler', lib: ['dom', 'es2022'], types: [] };
+
+/**
+ * A peer's app as a bundler project, twice: against the peer itself (`peerModule` is the module it
+ * imports, in the package of that name), and with that import switched to redialer/websocket, where it
+ * needs only rxjs.
+ */
+function againstPeerAndSwitched(
+  app: string,
+  peerModule: string,
+  names: { readonly peer: string; readonly switched: string },
+): Consumer[] {
+  const peerPackage = peerModule.split('/')[0] ?? peerModule;
+  return [
+    { name: names.peer, compilerOptions: bundler, files: { 'index.ts': app }, links: [peerPackage] },
+    {
+      name: names.switched,
+      compilerOptions: bundler,
+      files: { 'index.ts': switched(app, peerModule) },
+      links: ['rxjs'],
+    },
+  ];
+}
+
 const CONSUMERS: readonly Consumer[] = [
   {
     name: 'Node, nodenext, with @types/node',
@@ -221,14 +231,7 @@ const CONSUMERS: readonly Consumer[] = [
   },
   {
     name: 'browser, bundler, lib dom + es2022',
-    compilerOptions: {
-      ...strict,
-      module: 'preserve',
-      moduleResolution: 'bundler',
-      lib: ['dom', 'es2022'],
-      types: [],
-      exactOptionalPropertyTypes: true,
-    },
+    compilerOptions: { ...bundler, exactOptionalPropertyTypes: true },
     files: { 'index.ts': BROWSER_SAFE },
     links: ['rxjs'],
   },
@@ -241,40 +244,18 @@ const CONSUMERS: readonly Consumer[] = [
   },
   {
     name: '`using`, bundler, lib dom + es2022 + esnext.disposable',
-    compilerOptions: {
-      ...strict,
-      module: 'preserve',
-      moduleResolution: 'bundler',
-      lib: ['dom', 'es2022', 'esnext.disposable'],
-      types: [],
-    },
+    compilerOptions: { ...bundler, lib: ['dom', 'es2022', 'esnext.disposable'] },
     files: { 'index.ts': USING },
     links: ['rxjs'],
   },
-  {
-    name: 'a partysocket 1.3 app, against partysocket itself (the code is valid partysocket code)',
-    compilerOptions: { ...strict, module: 'preserve', moduleResolution: 'bundler', lib: ['dom', 'es2022'], types: [] },
-    files: { 'index.ts': PARTYSOCKET_APP },
-    links: ['partysocket'],
-  },
-  {
-    name: 'the same partysocket app with its import switched to redialer/websocket',
-    compilerOptions: { ...strict, module: 'preserve', moduleResolution: 'bundler', lib: ['dom', 'es2022'], types: [] },
-    files: { 'index.ts': switched(PARTYSOCKET_APP, 'partysocket/ws') },
-    links: ['rxjs'],
-  },
-  {
-    name: 'a reconnecting-websocket 4.4 app, against reconnecting-websocket itself',
-    compilerOptions: { ...strict, module: 'preserve', moduleResolution: 'bundler', lib: ['dom', 'es2022'], types: [] },
-    files: { 'index.ts': RWS_APP },
-    links: ['reconnecting-websocket'],
-  },
-  {
-    name: 'the same reconnecting-websocket app with its import switched to redialer/websocket',
-    compilerOptions: { ...strict, module: 'preserve', moduleResolution: 'bundler', lib: ['dom', 'es2022'], types: [] },
-    files: { 'index.ts': switched(RWS_APP, 'reconnecting-websocket') },
-    links: ['rxjs'],
-  },
+  ...againstPeerAndSwitched(PARTYSOCKET_APP, 'partysocket/ws', {
+    peer: 'a partysocket 1.3 app, against partysocket itself (the code is valid partysocket code)',
+    switched: 'the same partysocket app with its import switched to redialer/websocket',
+  }),
+  ...againstPeerAndSwitched(RWS_APP, 'reconnecting-websocket', {
+    peer: 'a reconnecting-websocket 4.4 app, against reconnecting-websocket itself',
+    switched: 'the same reconnecting-websocket app with its import switched to redialer/websocket',
+  }),
 ];
 
 let packed: PackedPackage | undefined;

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createVirtualClock } from '../../../src/testing/index.js';
 import DefaultExport, { ReconnectingWebSocket } from '../../../src/adapters/websocket/index.js';
 import { FakeEnvironment, fakeWebSocketClass } from '../../support/websocket/fake-websocket.js';
+import { EVERY_RWS_OPTION } from '../../support/websocket/rws-options.js';
 
 // reconnecting-websocket ships CommonJS typed as an ES module: the class is the default export at
 // run time, and `default.default` to the type checker.
@@ -54,18 +55,7 @@ describe('drop-in for reconnecting-websocket', () => {
   it('accepts an Options object and handlers typed for reconnecting-websocket or the DOM', () => {
     const clock = createVirtualClock();
     const fake = fakeWebSocketClass();
-    const options: RwsOptions = {
-      WebSocket: fake.WebSocket,
-      maxReconnectionDelay: 10_000,
-      minReconnectionDelay: 1000,
-      reconnectionDelayGrowFactor: 1.3,
-      minUptime: 5000,
-      connectionTimeout: 4000,
-      maxRetries: 10,
-      maxEnqueuedMessages: 100,
-      startClosed: false,
-      debug: false,
-    };
+    const options: RwsOptions = { WebSocket: fake.WebSocket, ...EVERY_RWS_OPTION };
     const socket = new ReconnectingWebSocket('ws://example.test/', [], {
       ...options,
       scheduler: clock.scheduler,

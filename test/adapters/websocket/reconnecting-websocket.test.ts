@@ -15,12 +15,21 @@ import {
 } from '../../../src/adapters/websocket/index.js';
 import { FAKE_URL, fakeClient } from '../../support/websocket/fake-client.js';
 import { FakeEnvironment, fakeWebSocketClass } from '../../support/websocket/fake-websocket.js';
+import { virtualTimeOptions } from '../../support/websocket/virtual-time-options.js';
 
 const URL = FAKE_URL;
 const open: ReconnectingWebSocket[] = [];
 
 function setup(options: ReconnectingWebSocketOptions = {}, protocols?: string | string[]) {
   return fakeClient(open, options, protocols);
+}
+
+/** A client whose first connection opens, then the server closes it cleanly with `code` and `reason`. */
+function closedByServer(code: number, reason: string, options: ReconnectingWebSocketOptions = {}) {
+  const h = setup(options);
+  h.last().open();
+  h.last().finish(code, reason, true);
+  return h;
 }
 
 /** Fails every new socket at once, as a server that refuses connections. */
@@ -328,9 +337,7 @@ describe('server-directed backoff (1012, 1013)', () => {
   });
 
   it('clamps the hint to the policy bounds', () => {
-    const h = setup({ maxReconnectionDelay: 10_000 });
-    h.last().open();
-    h.last().finish(1012, 'retry-after=3600', true);
+    const h = closedByServer(1012, 'retry-after=3600', { maxReconnectionDelay: 10_000 });
     const s = h.socket.snapshot;
     expect(s.state).toBe('TRANSIENT_FAILURE');
     if (s.state !== 'TRANSIENT_FAILURE') return;
@@ -351,17 +358,13 @@ describe('server-directed backoff (1012, 1013)', () => {
   });
 
   it('resetBackoff() ("Retry now") overrides a server-directed wait', () => {
-    const h = setup();
-    h.last().open();
-    h.last().finish(1013, 'retry-after=30', true);
+    const h = closedByServer(1013, 'retry-after=30');
     h.socket.resetBackoff();
     expect(h.fake.sockets).toHaveLength(2);
   });
 
   it('close() during a server-directed wait clears its timer', () => {
-    const h = setup();
-    h.last().open();
-    h.last().finish(1013, 'retry-after=5', true);
+    const h = closedByServer(1013, 'retry-after=5');
     h.socket.close();
     expect(h.clock.pendingTimers()).toBe(0);
   });
@@ -369,9 +372,7 @@ describe('server-directed backoff (1012, 1013)', () => {
 
 describe('close codes that stop, and shouldReconnect', () => {
   it.each([1008, 4401, 4403])('default permanent code %i stops with a PermanentError', (code) => {
-    const h = setup();
-    h.last().open();
-    h.last().finish(code, 'no', true);
+    const h = closedByServer(code, 'no');
     const s = h.socket.snapshot;
     expect(s).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
     expect(isPermanentError(s.lastError)).toBe(true);
@@ -381,9 +382,7 @@ describe('close codes that stop, and shouldReconnect', () => {
   });
 
   it('permanentCloseCodes replaces the default list', () => {
-    const h = setup({ permanentCloseCodes: [4000] });
-    h.last().open();
-    h.last().finish(4401, '', true);
+    const h = closedByServer(4401, '', { permanentCloseCodes: [4000] });
     expect(h.socket.snapshot.state).toBe('TRANSIENT_FAILURE');
     h.clock.advanceBy(1000);
     h.last().open();
@@ -686,12 +685,7 @@ describe('failures before a socket exists', () => {
   /** A client on `url`, whose error and close events (and the state at each) are recorded. */
   function client(url: UrlProvider, clock = createVirtualClock()) {
     const fake = strictWebSocketClass();
-    const socket = new ReconnectingWebSocket(url, undefined, {
-      WebSocket: fake.WebSocket,
-      scheduler: clock.scheduler,
-      random: () => 0.5,
-      environment: new FakeEnvironment(),
-    });
+    const socket = new ReconnectingWebSocket(url, undefined, virtualTimeOptions(clock, fake.WebSocket));
     open.push(socket);
     // Set after the constructor, as an application does: a failure of the first attempt still reaches it.
     const errors: ErrorEventLike[] = [];
@@ -965,9 +959,7 @@ describe('server-directed waits and browser events', () => {
   });
 
   it('coming back online does not cut short a wait the server asked for', () => {
-    const h = setup();
-    h.last().open();
-    h.last().finish(1013, 'retry-after=30', true);
+    const h = closedByServer(1013, 'retry-after=30');
     h.environment.goOnline();
     h.environment.setVisibility('hidden');
     h.environment.setVisibility('visible');

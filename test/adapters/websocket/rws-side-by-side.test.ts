@@ -78,6 +78,19 @@ function watch(side: Side, url: string, options: Options = {}, protocols?: strin
   return { client, log };
 }
 
+/** Runs `scenario` for reconnecting-websocket, then for redialer, and returns what each gave. */
+async function eachSide<T>(scenario: (side: Side) => Promise<T>): Promise<Record<Side, T>> {
+  const rws = await scenario('rws');
+  return { rws, redialer: await scenario('redialer') };
+}
+
+/** `watch`, once the client's first connection is open. */
+async function watchOpen(side: Side, url: string) {
+  const watched = watch(side, url);
+  await until(() => watched.log.length === 1);
+  return watched;
+}
+
 async function server(onConnection?: Parameters<typeof startServer>[1]): Promise<TestServer> {
   const s = await startServer(0, onConnection);
   cleanups.push(() => s.stop());
@@ -106,25 +119,23 @@ describe(`side by side with reconnecting-websocket 4.4, on ${clientWebSocketName
     const s = await server((ws) => {
       ws.send('welcome');
     });
-    const logs: Record<string, string[]> = {};
-    for (const side of ['rws', 'redialer'] as const) {
+    const logs = await eachSide(async (side) => {
       const { client, log } = watch(side, s.url, {}, null);
       client.send(`${side} 1`);
       client.send(`${side} 2`);
       await until(() => log.includes('message welcome'));
       expect(client.protocol).toBe('');
-      logs[side] = log;
-    }
-    expect(logs['redialer']).toEqual(logs['rws']);
-    expect(logs['rws']).toEqual(['open rs=1 rc=0', 'message welcome']);
+      return log;
+    });
+    expect(logs.redialer).toEqual(logs.rws);
+    expect(logs.rws).toEqual(['open rs=1 rc=0', 'message welcome']);
     await until(() => s.received.length === 4);
     expect(s.received).toEqual(['rws 1', 'rws 2', 'redialer 1', 'redialer 2']);
   });
 
   it('a lone maxReconnectionDelay is accepted and caps every wait', async () => {
     const url = await refusedUrl();
-    const starts: Record<string, number[]> = {};
-    for (const side of ['rws', 'redialer'] as const) {
+    const starts = await eachSide(async (side) => {
       const times: number[] = [];
       const Counting = class extends (ClientWebSocket as unknown as new (url: string) => object) {
         constructor(u: string) {
@@ -134,31 +145,29 @@ describe(`side by side with reconnecting-websocket 4.4, on ${clientWebSocketName
       };
       watch(side, url, { maxReconnectionDelay: 200, WebSocket: Counting });
       await until(() => times.length >= 4);
-      starts[side] = times.slice(1, 4).map((t, i) => t - (times[i] ?? 0));
-    }
+      return times.slice(1, 4).map((t, i) => t - (times[i] ?? 0));
+    });
     // reconnecting-websocket's default minimum (1-5 s) and redialer's (1 s) both give way to the cap;
     // redialer's waits are the cap with its ±20 % jitter, never below it by more than that.
     for (const gaps of Object.values(starts)) for (const gap of gaps) expect(gap).toBeLessThan(1000);
-    for (const gap of starts['redialer'] ?? []) expect(gap).toBeGreaterThanOrEqual(0.8 * 200 - 5);
+    for (const gap of starts.redialer) expect(gap).toBeGreaterThanOrEqual(0.8 * 200 - 5);
   });
 
   it('reconnect() on an open socket: its close (1000) at once, then nothing from it, then the new open', async () => {
     const s = await server();
-    const logs: Record<string, string[]> = {};
-    for (const side of ['rws', 'redialer'] as const) {
-      const { client, log } = watch(side, s.url);
-      await until(() => log.length === 1);
+    const logs = await eachSide(async (side) => {
+      const { client, log } = await watchOpen(side, s.url);
       const before = s.connections;
       client.reconnect();
       log.push('reconnect() returned');
       await until(() => log.length === 4);
       // The abandoned connection: the server says goodbye on it; neither client hears it.
       await quiet(200);
-      logs[side] = log;
       expect(s.connections).toBe(before + 1);
-    }
-    expect(logs['redialer']).toEqual(logs['rws']);
-    expect(logs['rws']).toEqual([
+      return log;
+    });
+    expect(logs.redialer).toEqual(logs.rws);
+    expect(logs.rws).toEqual([
       'open rs=1 rc=0',
       "close 1000 '' true rs=2 rc=0",
       'reconnect() returned',
@@ -167,8 +176,7 @@ describe(`side by side with reconnecting-websocket 4.4, on ${clientWebSocketName
   });
 
   it('reconnect(code, reason) while connecting: one close with them at once, no 1006 from the abandoned socket', async () => {
-    const logs: Record<string, string[]> = {};
-    for (const side of ['rws', 'redialer'] as const) {
+    const logs = await eachSide(async (side) => {
       // One black hole each: Node 22's WebSocket queues a second handshake to an origin behind a pending one.
       const hole = await startBlackHole();
       cleanups.push(() => hole.stop());
@@ -178,15 +186,14 @@ describe(`side by side with reconnecting-websocket 4.4, on ${clientWebSocketName
       client.reconnect(4000, 'again');
       log.push('reconnect() returned');
       await quiet(300);
-      logs[side] = log;
-    }
-    expect(logs['redialer']).toEqual(logs['rws']);
-    expect(logs['rws']).toEqual(["close 4000 'again' true rs=2 rc=0", 'reconnect() returned']);
+      return log;
+    });
+    expect(logs.redialer).toEqual(logs.rws);
+    expect(logs.rws).toEqual(["close 4000 'again' true rs=2 rc=0", 'reconnect() returned']);
   });
 
   it('connect timeout: both report TIMEOUT and a close; redialer in the WebSocket order (error first, code 1006)', async () => {
-    const logs: Record<string, string[]> = {};
-    for (const side of ['rws', 'redialer'] as const) {
+    const logs = await eachSide(async (side) => {
       const hole = await startBlackHole();
       cleanups.push(() => hole.stop());
       const { log } = watch(side, `ws://127.0.0.1:${String(hole.port)}/`, {
@@ -194,29 +201,28 @@ describe(`side by side with reconnecting-websocket 4.4, on ${clientWebSocketName
         minReconnectionDelay: 100,
       });
       await until(() => log.length >= 2);
-      logs[side] = log.slice(0, 2);
-    }
-    expect(logs['rws']).toEqual(["close 1000 'timeout' true rs=2 rc=1", 'error TIMEOUT rs=2 rc=1']);
-    expect(logs['redialer']).toEqual(['error TIMEOUT rs=0 rc=1', "close 1006 'timeout' false rs=0 rc=1"]);
+      return log.slice(0, 2);
+    });
+    expect(logs.rws).toEqual(["close 1000 'timeout' true rs=2 rc=1", 'error TIMEOUT rs=2 rc=1']);
+    expect(logs.redialer).toEqual(['error TIMEOUT rs=0 rc=1', "close 1006 'timeout' false rs=0 rc=1"]);
   });
 
   it('retryCount: the same count in the events of every refused attempt', async () => {
     const url = await refusedUrl();
-    const counts: Record<string, string[]> = {};
-    for (const side of ['rws', 'redialer'] as const) {
+    const counts = await eachSide(async (side) => {
       const { log } = watch(side, url, {
         minReconnectionDelay: 20,
         maxReconnectionDelay: 40,
         reconnectionDelayGrowFactor: 1.3,
       });
       await until(() => log.filter((l) => l.startsWith('close')).length >= 3);
-      counts[side] = log
+      return log
         .slice(0, 6)
         .map((l) => `${l.split(' ')[0] ?? ''} ${l.slice(l.indexOf('rc='))}`)
         .sort();
-    }
-    expect(counts['redialer']).toEqual(counts['rws']);
-    expect(counts['rws']).toEqual(['close rc=1', 'close rc=2', 'close rc=3', 'error rc=1', 'error rc=2', 'error rc=3']);
+    });
+    expect(counts.redialer).toEqual(counts.rws);
+    expect(counts.rws).toEqual(['close rc=1', 'close rc=2', 'close rc=3', 'error rc=1', 'error rc=2', 'error rc=3']);
   });
 
   it('retryCount after a connection drops before minUptime: the same in onclose and in the next onopen', async () => {
@@ -226,18 +232,17 @@ describe(`side by side with reconnecting-websocket 4.4, on ${clientWebSocketName
           ws.terminate();
         }, 50);
     });
-    const logs: Record<string, string[]> = {};
-    for (const side of ['rws', 'redialer'] as const) {
+    const logs = await eachSide(async (side) => {
       const { log } = watch(side, s.url, { minReconnectionDelay: 20 });
       await until(() => log.filter((l) => l.startsWith('open')).length >= 2);
       // Runtimes differ in whether a dropped connection also fires `error` (Node 24's does), and the
       // two clients report an error in opposite orders (see the timeout test): compare the counts.
-      logs[side] = log.map((l) => `${l.split(' ')[0] ?? ''} ${l.slice(l.indexOf('rc='))}`);
-    }
-    expect(logs['redialer']?.[0]).toBe('open rc=0');
-    expect(logs['redialer']?.at(-1)).toBe('open rc=1');
-    expect([...(logs['redialer'] ?? [])].sort()).toEqual([...(logs['rws'] ?? [])].sort());
-    expect(logs['rws']?.filter((l) => !l.startsWith('error'))).toEqual(['open rc=0', 'close rc=1', 'open rc=1']);
+      return log.map((l) => `${l.split(' ')[0] ?? ''} ${l.slice(l.indexOf('rc='))}`);
+    });
+    expect(logs.redialer[0]).toBe('open rc=0');
+    expect(logs.redialer.at(-1)).toBe('open rc=1');
+    expect([...logs.redialer].sort()).toEqual([...logs.rws].sort());
+    expect(logs.rws.filter((l) => !l.startsWith('error'))).toEqual(['open rc=0', 'close rc=1', 'open rc=1']);
   });
 
   it('listener options: redialer honours { once, signal } as EventTarget does; reconnecting-websocket ignores them', async () => {
@@ -247,8 +252,7 @@ describe(`side by side with reconnecting-websocket 4.4, on ${clientWebSocketName
         ws.send('b');
       }, 100);
     });
-    const heard: Record<string, string[]> = {};
-    for (const side of ['rws', 'redialer'] as const) {
+    const heard = await eachSide(async (side) => {
       const { client, log } = watch(side, s.url);
       const calls: string[] = [];
       const controller = new AbortController();
@@ -262,33 +266,31 @@ describe(`side by side with reconnecting-websocket 4.4, on ${clientWebSocketName
         { signal: controller.signal },
       );
       await until(() => log.includes('message b'));
-      heard[side] = calls;
-    }
-    expect(heard['rws']).toEqual(['once a', 'signal a', 'once b', 'signal b']);
-    expect(heard['redialer']).toEqual(['once a', 'signal a']);
+      return calls;
+    });
+    expect(heard.rws).toEqual(['once a', 'signal a', 'once b', 'signal b']);
+    expect(heard.redialer).toEqual(['once a', 'signal a']);
   });
 
   it('close(): redialer dispatches the close event within close() (as partysocket 1.3), reconnecting-websocket after the handshake', async () => {
     const s = await server();
-    const logs: Record<string, string[]> = {};
-    for (const side of ['rws', 'redialer'] as const) {
-      const { client, log } = watch(side, s.url);
-      await until(() => log.length === 1);
+    const logs = await eachSide(async (side) => {
+      const { client, log } = await watchOpen(side, s.url);
       client.close(1000, 'bye');
       log.push(`close() returned rs=${String(client.readyState)}`);
       await until(() => log.length === 3);
       await quiet(100);
       log.push(`later rs=${String(client.readyState)}`);
-      logs[side] = log;
-    }
-    expect(logs['rws']).toEqual([
+      return log;
+    });
+    expect(logs.rws).toEqual([
       'open rs=1 rc=0',
       'close() returned rs=2',
       "close 1000 'bye' true rs=3 rc=0",
       'later rs=3',
     ]);
     // The difference (docs/websocket.md): the same events, the close one before close() returns.
-    expect(logs['redialer']).toEqual([
+    expect(logs.redialer).toEqual([
       'open rs=1 rc=0',
       "close 1000 'bye' true rs=3 rc=0",
       'close() returned rs=3',

@@ -14,7 +14,8 @@ import {
   isWebSocketCloseError,
 } from '../../../src/adapters/websocket/index.js';
 import { fakeClient } from '../../support/websocket/fake-client.js';
-import { FakeEnvironment, type FakeSocket, fakeWebSocketClass } from '../../support/websocket/fake-websocket.js';
+import { type FakeSocket, fakeWebSocketClass } from '../../support/websocket/fake-websocket.js';
+import { virtualTimeOptions } from '../../support/websocket/virtual-time-options.js';
 
 const open: ReconnectingWebSocket[] = [];
 afterEach(() => {
@@ -142,12 +143,11 @@ describe('several URLs', () => {
   it('the socket that loses the race is dropped quietly: the application sees only the winner', () => {
     const clock = createVirtualClock();
     const fake = fakeWebSocketClass();
-    const socket = new ReconnectingWebSocket(['ws://a.test/', 'ws://b.test/'], null, {
-      WebSocket: fake.WebSocket,
-      scheduler: clock.scheduler,
-      random: () => 0.5,
-      environment: new FakeEnvironment(),
-    });
+    const socket = new ReconnectingWebSocket(
+      ['ws://a.test/', 'ws://b.test/'],
+      null,
+      virtualTimeOptions(clock, fake.WebSocket),
+    );
     open.push(socket);
     const seen: string[] = [];
     socket.onopen = () => seen.push('open');

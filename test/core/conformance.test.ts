@@ -18,6 +18,17 @@ const failAtOnce = (a: { fail: () => void }) => {
   a.fail();
 };
 
+/** A manager whose attempts wait for the test: the first two failed, attempt 3 in flight since 2600 ms. */
+function atThirdAttempt() {
+  const h = harness({ minConnectTimeout: 0 });
+  h.manager.connect();
+  h.fake.last?.fail();
+  h.clock.advanceTo(1000);
+  h.fake.last?.fail();
+  h.clock.advanceTo(2600);
+  return h;
+}
+
 // The protocol page's table, in seconds: [n, nominal, low, high]. Rounded to the millisecond there.
 const TABLE: readonly (readonly [number, number, number, number])[] = [
   [1, 1.0, 1.0, 1.0],
@@ -173,12 +184,7 @@ describe('4. reset after READY, growth without it', () => {
   });
 
   it('without READY in between, waits keep growing, also across IDLE', () => {
-    const h = harness({ minConnectTimeout: 0 });
-    h.manager.connect();
-    h.fake.last?.fail();
-    h.clock.advanceTo(1000);
-    h.fake.last?.fail();
-    h.clock.advanceTo(2600); // attempt 3 in flight
+    const h = atThirdAttempt();
     h.manager.idle();
     expect(h.manager.snapshot).toMatchObject({ state: 'IDLE', attempt: 3 });
     expect(h.fake.inFlight()).toBe(0);
@@ -244,12 +250,7 @@ describe('5. resetBackoff', () => {
   });
 
   it('during CONNECTING: if the attempt then fails, the next starts at once, with the initial backoff', () => {
-    const h = harness({ minConnectTimeout: 0 });
-    h.manager.connect();
-    h.fake.last?.fail();
-    h.clock.advanceTo(1000);
-    h.fake.last?.fail();
-    h.clock.advanceTo(2600); // attempt 3 in flight, deadline 5.16 s
+    const h = atThirdAttempt(); // deadline 5.16 s
     h.clock.advanceBy(100);
     h.manager.resetBackoff();
     expect(h.manager.snapshot).toMatchObject({ state: 'CONNECTING', timeoutAt: 2700 });

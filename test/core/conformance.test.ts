@@ -18,6 +18,15 @@ const failAtOnce = (a: { fail: () => void }) => {
   a.fail();
 };
 
+/** A manager whose first attempt fails `ms` after its start. */
+function firstFailedAfter(ms: number) {
+  const h = harness();
+  h.manager.connect();
+  h.clock.advanceBy(ms);
+  h.fake.last?.fail();
+  return h;
+}
+
 /** A manager whose attempts wait for the test: the first two failed, attempt 3 in flight since 2600 ms. */
 function atThirdAttempt() {
   const h = harness({ minConnectTimeout: 0 });
@@ -78,10 +87,7 @@ describe('1. the schedule table, attempts failing at once', () => {
   });
 
   it('waits are measured from the start of each attempt: a slow failure eats into the wait', () => {
-    const h = harness();
-    h.manager.connect();
-    h.clock.advanceBy(700);
-    h.fake.last?.fail();
+    const h = firstFailedAfter(700);
     expect(h.manager.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 1000 });
     h.clock.advanceTo(1000);
     expect(h.starts).toEqual([0, 1000]);
@@ -95,10 +101,7 @@ describe('1. the schedule table, attempts failing at once', () => {
   });
 
   it('a failure after the deadline starts the next attempt at once', () => {
-    const h = harness();
-    h.manager.connect();
-    h.clock.advanceBy(5000);
-    h.fake.last?.fail();
+    const h = firstFailedAfter(5000);
     h.clock.advanceBy(0);
     expect(h.starts).toEqual([0, 5000]);
     h.manager.shutdown();

@@ -15,7 +15,6 @@ import { Observable, type Subscription } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import {
   type AttemptContext,
-  ConnectionManager,
   type Connector,
   isConnectTimeoutError,
   isConnectorBackoffError,
@@ -28,27 +27,23 @@ import { createVirtualClock } from '../../src/testing/index.js';
 import {
   type AddressAttempt,
   type AttemptEnd,
-  type ScheduleRules,
   longestAllowedWait,
   raceViolations,
 } from '../support/connection-schedule.js';
+import type { Hint, ManagerSpec, PolicySpec, RandomSpec } from './support/generated.js';
 import {
   HUGE_HINT,
-  type Hint,
   MAX_ATTEMPTS,
-  type ManagerSpec,
-  type PolicySpec,
-  type RandomSpec,
-  hint,
   latency,
   managerSpec,
+  maybeHint,
   policyOf,
   policySpec,
   randomOf,
   randomSpec,
-  runUntilQuiet,
   uptime,
 } from './support/generated.js';
+import { runManager } from './support/run-manager.js';
 
 /** What one address's server does with one connection. */
 type Behaviour =
@@ -64,7 +59,7 @@ type Behaviour =
     };
 
 const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
-  fc.record({ kind: fc.constant('refuse' as const), after: latency, hint: fc.option(hint, { nil: undefined }) }),
+  fc.record({ kind: fc.constant('refuse' as const), after: latency, hint: maybeHint }),
   fc.record({ kind: fc.constant('accept-close' as const), after: latency }),
   fc.constant({ kind: 'black-hole' as const }),
   fc.record({
@@ -72,7 +67,7 @@ const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
     after: latency,
     uptime,
     end: fc.constantFrom('graceful', 'error', 'close'),
-    hint: fc.option(hint, { nil: undefined }),
+    hint: maybeHint,
   }),
 );
 
@@ -233,29 +228,19 @@ function run(
       };
     });
 
-  const rules: ScheduleRules = { backoff, ...options };
-  const { attemptSpacing, ...rest } = options;
-  const manager = new ConnectionManager({
+  const rules = runManager({
+    clock,
     connector,
     backoff,
-    scheduler: clock.scheduler,
-    random: randomOf(random),
-    ...rest,
-    ...(attemptSpacing === undefined ? {} : { attemptSpacing }),
+    options,
+    random,
+    done: () =>
+      (clock.now() >= horizon && (passes.length >= MAX_ATTEMPTS || total() >= 2 * MAX_ATTEMPTS)) ||
+      total() >= HARD_LIMIT,
+    stopping: () => {
+      stopping = true;
+    },
   });
-  try {
-    manager.connect();
-    runUntilQuiet(
-      clock,
-      longestAllowedWait(rules) + 1000,
-      () =>
-        (clock.now() >= horizon && (passes.length >= MAX_ATTEMPTS || total() >= 2 * MAX_ATTEMPTS)) ||
-        total() >= HARD_LIMIT,
-    );
-  } finally {
-    stopping = true;
-    manager.shutdown();
-  }
   const problems = raceViolations({ passes, addresses: attempts, end: clock.now() }, rules);
   if (mostOpenOne > 1) problems.push(`${String(mostOpenOne)} attempts of one address were open at once`);
   if (mostOpen > servers.length)

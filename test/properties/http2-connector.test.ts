@@ -14,32 +14,23 @@ import { EventEmitter } from 'node:events';
 import fc from 'fast-check';
 import type { Subscription } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
-import { ConnectionManager } from '../../src/index.js';
 import { http2Connector } from '../../src/adapters/grpc/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
-import {
-  type AttemptEnd,
-  type ScheduleRules,
-  longestAllowedWait,
-  scheduleViolations,
-} from '../support/connection-schedule.js';
+import { type AttemptEnd, type ScheduleRules, scheduleViolations } from '../support/connection-schedule.js';
+import type { Hint, ManagerSpec, PolicySpec, RandomSpec } from './support/generated.js';
 import {
   HUGE_HINT,
-  type Hint,
   MAX_ATTEMPTS,
-  type ManagerSpec,
-  type PolicySpec,
-  type RandomSpec,
-  hint,
   latency,
   managerSpec,
+  maybeHint,
+  nthBehaviour,
   policyOf,
   policySpec,
-  randomOf,
   randomSpec,
-  runUntilQuiet,
   uptime,
 } from './support/generated.js';
+import { runManager } from './support/run-manager.js';
 
 const server = vi.hoisted(() => ({ connect: undefined as (() => unknown) | undefined }));
 vi.mock('node:http2', async (importOriginal) => ({
@@ -72,7 +63,7 @@ const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
     after: latency,
     uptime,
     end: fc.constantFrom('goaway-no-error', 'goaway-enhance-your-calm', 'close', 'error'),
-    hint: fc.option(hint, { nil: undefined }),
+    hint: maybeHint,
   }),
 );
 
@@ -134,11 +125,7 @@ function run(
   server.connect = () => {
     mostOpen = Math.max(mostOpen, openNow() + 1);
     const record: Recorded = { start: clock.now(), open: true, timers: [] };
-    // Past MAX_ATTEMPTS the server stops answering, so that even a schedule with no floor ends.
-    const b: Behaviour =
-      attempts.length >= MAX_ATTEMPTS
-        ? { kind: 'black-hole' }
-        : (behaviours[attempts.length % behaviours.length] ?? FLAP);
+    const b = nthBehaviour<Behaviour>(behaviours, attempts.length, { kind: 'black-hole' }, FLAP);
     attempts.push(record);
     const closed = () => {
       if (!record.open) return;
@@ -201,23 +188,20 @@ function run(
     }
     return session;
   };
-  const backoff = policyOf(policy);
-  const rules: ScheduleRules = { backoff, ...options };
-  const { attemptSpacing, ...rest } = options;
-  const manager = new ConnectionManager({
-    connector: http2Connector('http://server.test', { scheduler: clock.scheduler }),
-    backoff,
-    scheduler: clock.scheduler,
-    random: randomOf(random),
-    ...rest,
-    ...(attemptSpacing === undefined ? {} : { attemptSpacing }),
-  });
+  let rules: ScheduleRules;
   try {
-    manager.connect();
-    runUntilQuiet(clock, longestAllowedWait(rules) + 1000, () => attempts.length >= MAX_ATTEMPTS);
+    rules = runManager({
+      clock,
+      connector: http2Connector('http://server.test', { scheduler: clock.scheduler }),
+      backoff: policyOf(policy),
+      options,
+      random,
+      done: () => attempts.length >= MAX_ATTEMPTS,
+      stopping: () => {
+        stopping = true;
+      },
+    });
   } finally {
-    stopping = true;
-    manager.shutdown();
     server.connect = undefined;
   }
   const problems = scheduleViolations({ attempts, end: clock.now() }, rules);

@@ -18,7 +18,7 @@
 import fc from 'fast-check';
 import type { Subscription } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { ConnectionManager, grpcBackoff, markGracefulEnd, retryAfter } from '../../src/index.js';
+import { grpcBackoff, markGracefulEnd, retryAfter } from '../../src/index.js';
 import { type VirtualClock, createVirtualClock } from '../../src/testing/index.js';
 import {
   ReconnectingWebSocket,
@@ -34,16 +34,14 @@ import {
   scheduleViolations,
 } from '../support/connection-schedule.js';
 import { FakeEnvironment, FakeSocket } from '../support/websocket/fake-websocket.js';
+import type { Hint, ManagerSpec, PolicySpec, RandomSpec } from './support/generated.js';
 import {
   HUGE_HINT,
-  type Hint,
   MAX_ATTEMPTS,
-  type ManagerSpec,
-  type PolicySpec,
-  type RandomSpec,
-  hint,
   latency,
   managerSpec,
+  maybeHint,
+  nthBehaviour,
   policyOf,
   policySpec,
   randomOf,
@@ -51,6 +49,7 @@ import {
   runUntilQuiet,
   uptime,
 } from './support/generated.js';
+import { runManager } from './support/run-manager.js';
 
 type CloseCode = 1000 | 1001 | 1006 | 1012 | 1013;
 
@@ -74,7 +73,7 @@ const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
     after: latency,
     uptime,
     code: fc.constantFrom<CloseCode>(1000, 1001, 1006, 1012, 1013),
-    hint: fc.option(hint, { nil: undefined }),
+    hint: maybeHint,
   }),
 );
 
@@ -98,11 +97,7 @@ function fakeServer(clock: VirtualClock, behaviours: readonly Behaviour[]) {
   const accept = (socket: FakeSocket): Recorded => {
     mostOpen = Math.max(mostOpen, openNow() + 1);
     const record: Recorded = { start: clock.now(), open: true, timers: [] };
-    // Past MAX_ATTEMPTS the server stops answering, so that even a schedule with no floor ends.
-    const b: Behaviour =
-      attempts.length >= MAX_ATTEMPTS
-        ? { kind: 'black-hole' }
-        : (behaviours[attempts.length % behaviours.length] ?? { kind: 'black-hole' });
+    const b = nthBehaviour<Behaviour>(behaviours, attempts.length, { kind: 'black-hole' });
     attempts.push(record);
     const at = (delay: number, act: () => void) => {
       record.timers.push(clock.scheduler.schedule(act, delay));
@@ -214,29 +209,22 @@ function runConnector(
 ): string[] {
   const clock = createVirtualClock();
   const server = fakeServer(clock, behaviours);
-  const backoff = policyOf(policy);
-  const rules: ScheduleRules = { backoff, ...options };
-  const { attemptSpacing, ...rest } = options;
-  const manager = new ConnectionManager({
+  const rules = runManager({
+    clock,
     connector: createWebSocketConnector({
       url: 'ws://server.test/',
       protocols: undefined,
       WebSocket: server.WebSocket,
       hooks,
     }),
-    backoff,
-    scheduler: clock.scheduler,
-    random: randomOf(random),
-    ...rest,
-    ...(attemptSpacing === undefined ? {} : { attemptSpacing }),
+    backoff: policyOf(policy),
+    options,
+    random,
+    done: () => server.attempts.length >= MAX_ATTEMPTS,
+    stopping: () => {
+      server.state.stopping = true;
+    },
   });
-  try {
-    manager.connect();
-    runUntilQuiet(clock, longestAllowedWait(rules) + 1000, () => server.attempts.length >= MAX_ATTEMPTS);
-  } finally {
-    server.state.stopping = true;
-    manager.shutdown();
-  }
   const end = clock.now();
   clock.advanceBy(0);
   return problemsOf(clock, server, end, rules);

@@ -153,6 +153,9 @@ export const hint: fc.Arbitrary<Hint> = fc.oneof(
   fc.integer({ min: 1, max: 200 }).map((s) => ({ value: s * 1000, text: `retry-after=${String(s)}` })),
 );
 
+/** A hint, or none: the server says nothing about when to come back. */
+export const maybeHint = fc.option(hint, { nil: undefined });
+
 /** The hint of 1e30 ms (issue 29: a client parked for 24.8 days). */
 export const HUGE_HINT: Hint = { value: 1e30, text: `retry-after=1${'0'.repeat(30)}ms` };
 
@@ -185,3 +188,11 @@ export function runUntilQuiet(clock: VirtualClock, quiet: number, done: () => bo
 
 /** Attempts a run records at most: enough to reach any generated cap, few enough to stay fast. */
 export const MAX_ATTEMPTS = 40;
+
+/**
+ * What a server does with its `n`-th connection (from 0): the script's behaviours in turn, and past
+ * MAX_ATTEMPTS `silent` (it stops answering), so that even a schedule with no floor ends.
+ */
+export function nthBehaviour<B>(script: readonly B[], n: number, silent: B, fallback: B = silent): B {
+  return n >= MAX_ATTEMPTS ? silent : (script[n % script.length] ?? fallback);
+}

@@ -64,33 +64,42 @@ const initial = fc.oneof(
   { weight: 6, arbitrary: fc.integer({ min: 1, max: 5000 }) },
 );
 const cap = (low: number) => fc.integer({ min: low, max: Math.max(low, 30_000) });
+/** A first wait and a cap at or above it. */
+const firstAndCap = initial.chain((first) => fc.tuple(fc.constant(first), cap(first)));
+/** A growth factor: the policy's default, or any in [1, 3]. */
+const factor = (usual: number) => fc.oneof(fc.constant(usual), fc.double({ min: 1, max: 3, noNaN: true }));
 
 /** Any built-in policy: grpcBackoff (any initialBackoff, maxBackoff, jitter), exponentialBackoff, constantBackoff. */
 export const policySpec: fc.Arbitrary<PolicySpec> = fc.oneof(
   {
     weight: 3,
-    arbitrary: initial.chain((initialBackoff) =>
-      fc.record({
-        kind: fc.constant('grpc' as const),
-        initialBackoff: fc.constant(initialBackoff),
-        maxBackoff: cap(initialBackoff),
-        multiplier: fc.oneof(fc.constant(1.6), fc.double({ min: 1, max: 3, noNaN: true })),
-        jitter: fc.oneof(fc.constant(0.2), fc.constant(0), fc.constant(1), fc.double({ min: 0, max: 1, noNaN: true })),
-        jitterMode: fc.constantFrom(...GRPC_JITTER_MODES),
-      }),
-    ),
+    arbitrary: fc
+      .tuple(
+        firstAndCap,
+        factor(1.6),
+        fc.oneof(fc.constant(0.2), fc.constant(0), fc.constant(1), fc.double({ min: 0, max: 1, noNaN: true })),
+        fc.constantFrom(...GRPC_JITTER_MODES),
+      )
+      .map(([[initialBackoff, maxBackoff], multiplier, jitter, jitterMode]): PolicySpec => ({
+        kind: 'grpc',
+        initialBackoff,
+        maxBackoff,
+        multiplier,
+        jitter,
+        jitterMode,
+      })),
   },
   {
     weight: 1,
-    arbitrary: initial.chain((initialDelay) =>
-      fc.record({
-        kind: fc.constant('exponential' as const),
-        initialDelay: fc.constant(initialDelay),
-        maxDelay: cap(initialDelay),
-        multiplier: fc.oneof(fc.constant(2), fc.double({ min: 1, max: 3, noNaN: true })),
-        jitter: fc.constantFrom(...JITTER_KINDS),
-      }),
-    ),
+    arbitrary: fc
+      .tuple(firstAndCap, factor(2), fc.constantFrom(...JITTER_KINDS))
+      .map(([[initialDelay, maxDelay], multiplier, jitter]): PolicySpec => ({
+        kind: 'exponential',
+        initialDelay,
+        maxDelay,
+        multiplier,
+        jitter,
+      })),
   },
   {
     weight: 1,

@@ -30,45 +30,24 @@ import {
   longestAllowedWait,
   raceViolations,
 } from '../support/connection-schedule.js';
-import type { Hint, ManagerSpec, PolicySpec, RandomSpec } from './support/generated.js';
-import {
-  HUGE_HINT,
-  MAX_ATTEMPTS,
-  latency,
-  managerSpec,
-  maybeHint,
-  policyOf,
-  policySpec,
-  randomOf,
-  randomSpec,
-  uptime,
-} from './support/generated.js';
+import type { ManagerSpec, PolicySpec, RandomSpec } from './support/generated.js';
+import { MAX_ATTEMPTS, managerSpec, policyOf, policySpec, randomOf, randomSpec } from './support/generated.js';
+import type { BlackHole, Hint, Up } from './support/servers.js';
+import { HUGE_HINT, blackHole, latency, maybeHint, up } from './support/servers.js';
 import { runManager } from './support/run-manager.js';
 
 /** What one address's server does with one connection. */
 type Behaviour =
   | { readonly kind: 'refuse'; readonly after: number; readonly hint: Hint | undefined }
   | { readonly kind: 'accept-close'; readonly after: number }
-  | { readonly kind: 'black-hole' }
-  | {
-      readonly kind: 'up';
-      readonly after: number;
-      readonly uptime: number;
-      readonly end: 'graceful' | 'error' | 'close';
-      readonly hint: Hint | undefined;
-    };
+  | BlackHole
+  | Up<'end', 'graceful' | 'error' | 'close'>;
 
 const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
   fc.record({ kind: fc.constant('refuse' as const), after: latency, hint: maybeHint }),
   fc.record({ kind: fc.constant('accept-close' as const), after: latency }),
-  fc.constant({ kind: 'black-hole' as const }),
-  fc.record({
-    kind: fc.constant('up' as const),
-    after: latency,
-    uptime,
-    end: fc.constantFrom('graceful', 'error', 'close'),
-    hint: maybeHint,
-  }),
+  blackHole,
+  up('end', fc.constantFrom('graceful', 'error', 'close')),
 );
 
 const addresses = fc.array(fc.array(behaviour, { minLength: 1, maxLength: 4 }), { minLength: 2, maxLength: 3 });

@@ -12,24 +12,14 @@
  */
 import { EventEmitter } from 'node:events';
 import fc from 'fast-check';
-import type { Subscription } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
 import { http2Connector } from '../../src/adapters/grpc/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 import { type AttemptEnd, type ScheduleRules, scheduleViolations } from '../support/connection-schedule.js';
-import type { Hint, ManagerSpec, PolicySpec, RandomSpec } from './support/generated.js';
-import {
-  HUGE_HINT,
-  MAX_ATTEMPTS,
-  latency,
-  managerSpec,
-  maybeHint,
-  nthBehaviour,
-  policyOf,
-  policySpec,
-  randomSpec,
-  uptime,
-} from './support/generated.js';
+import type { ManagerSpec, PolicySpec, RandomSpec } from './support/generated.js';
+import { MAX_ATTEMPTS, managerSpec, policyOf, policySpec, randomSpec } from './support/generated.js';
+import type { BlackHole, ServedAttempt, Up } from './support/servers.js';
+import { HUGE_HINT, blackHole, latency, nthBehaviour, up, uptime } from './support/servers.js';
 import { runManager } from './support/run-manager.js';
 
 const server = vi.hoisted(() => ({ connect: undefined as (() => unknown) | undefined }));
@@ -45,26 +35,14 @@ vi.mock('node:http2', async (importOriginal) => ({
 type Behaviour =
   | { readonly kind: 'refuse'; readonly after: number }
   | { readonly kind: 'accept-close'; readonly after: number }
-  | { readonly kind: 'black-hole' }
-  | {
-      readonly kind: 'up';
-      readonly after: number;
-      readonly uptime: number;
-      readonly end: 'goaway-no-error' | 'goaway-enhance-your-calm' | 'close' | 'error';
-      readonly hint: Hint | undefined;
-    };
+  | BlackHole
+  | Up<'end', 'goaway-no-error' | 'goaway-enhance-your-calm' | 'close' | 'error'>;
 
 const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
   fc.record({ kind: fc.constant('refuse' as const), after: latency }),
   fc.record({ kind: fc.constant('accept-close' as const), after: latency }),
-  fc.constant({ kind: 'black-hole' as const }),
-  fc.record({
-    kind: fc.constant('up' as const),
-    after: latency,
-    uptime,
-    end: fc.constantFrom('goaway-no-error', 'goaway-enhance-your-calm', 'close', 'error'),
-    hint: maybeHint,
-  }),
+  blackHole,
+  up('end', fc.constantFrom('goaway-no-error', 'goaway-enhance-your-calm', 'close', 'error')),
 );
 
 /** SETTINGS, then GOAWAY NO_ERROR at once: issue 29's flapping server. */
@@ -99,14 +77,6 @@ class FakeSession extends EventEmitter {
   }
 }
 
-interface Recorded {
-  readonly start: number;
-  readyAt?: number;
-  end?: AttemptEnd;
-  open: boolean;
-  readonly timers: Subscription[];
-}
-
 /**
  * Runs one manager against `behaviours` (one per connection, in turn): every broken rule, and the
  * attempt starts.
@@ -118,13 +88,13 @@ function run(
   random: RandomSpec,
 ): { problems: string[]; starts: number[] } {
   const clock = createVirtualClock();
-  const attempts: Recorded[] = [];
+  const attempts: ServedAttempt[] = [];
   let stopping = false;
   let mostOpen = 0;
   const openNow = () => attempts.filter((a) => a.open).length;
   server.connect = () => {
     mostOpen = Math.max(mostOpen, openNow() + 1);
-    const record: Recorded = { start: clock.now(), open: true, timers: [] };
+    const record: ServedAttempt = { start: clock.now(), open: true, timers: [] };
     const b = nthBehaviour<Behaviour>(behaviours, attempts.length, { kind: 'black-hole' }, FLAP);
     attempts.push(record);
     const closed = () => {

@@ -16,7 +16,6 @@
  * Cases per run: 200 + 30 (1e30 hints) for the connector, 200 for ReconnectingWebSocket = 430.
  */
 import fc from 'fast-check';
-import type { Subscription } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { grpcBackoff, markGracefulEnd, retryAfter } from '../../src/index.js';
 import { type VirtualClock, createVirtualClock } from '../../src/testing/index.js';
@@ -34,69 +33,43 @@ import {
   scheduleViolations,
 } from '../support/connection-schedule.js';
 import { FakeEnvironment, FakeSocket } from '../support/websocket/fake-websocket.js';
-import type { Hint, ManagerSpec, PolicySpec, RandomSpec } from './support/generated.js';
+import type { ManagerSpec, PolicySpec, RandomSpec } from './support/generated.js';
 import {
-  HUGE_HINT,
   MAX_ATTEMPTS,
-  latency,
   managerSpec,
-  maybeHint,
-  nthBehaviour,
   policyOf,
   policySpec,
   randomOf,
   randomSpec,
   runUntilQuiet,
-  uptime,
 } from './support/generated.js';
+import type { BlackHole, ServedAttempt, Up } from './support/servers.js';
+import { HUGE_HINT, blackHole, latency, nthBehaviour, up, uptime } from './support/servers.js';
 import { runManager } from './support/run-manager.js';
 
 type CloseCode = 1000 | 1001 | 1006 | 1012 | 1013;
 
 /** What the server does with one connection. */
-type Behaviour =
-  | { readonly kind: 'refuse'; readonly after: number }
-  | { readonly kind: 'black-hole' }
-  | {
-      readonly kind: 'up';
-      readonly after: number;
-      readonly uptime: number;
-      readonly code: CloseCode;
-      readonly hint: Hint | undefined;
-    };
+type Behaviour = { readonly kind: 'refuse'; readonly after: number } | BlackHole | Up<'code', CloseCode>;
 
 const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
   fc.record({ kind: fc.constant('refuse' as const), after: latency }),
-  fc.constant({ kind: 'black-hole' as const }),
-  fc.record({
-    kind: fc.constant('up' as const),
-    after: latency,
-    uptime,
-    code: fc.constantFrom<CloseCode>(1000, 1001, 1006, 1012, 1013),
-    hint: maybeHint,
-  }),
+  blackHole,
+  up('code', fc.constantFrom<CloseCode>(1000, 1001, 1006, 1012, 1013)),
 );
 
 const servers = fc.array(behaviour, { minLength: 1, maxLength: 6 });
 
-interface Recorded {
-  readonly start: number;
-  readyAt?: number;
-  end?: AttemptEnd;
-  open: boolean;
-  readonly timers: Subscription[];
-}
-
 /** A fake WebSocket server on `clock`: a WebSocket class whose sockets do what `behaviours` say, in turn. */
 function fakeServer(clock: VirtualClock, behaviours: readonly Behaviour[]) {
-  const attempts: Recorded[] = [];
+  const attempts: ServedAttempt[] = [];
   let mostOpen = 0;
   const state = { stopping: false };
   const openNow = () => attempts.filter((a) => a.open).length;
 
-  const accept = (socket: FakeSocket): Recorded => {
+  const accept = (socket: FakeSocket): ServedAttempt => {
     mostOpen = Math.max(mostOpen, openNow() + 1);
-    const record: Recorded = { start: clock.now(), open: true, timers: [] };
+    const record: ServedAttempt = { start: clock.now(), open: true, timers: [] };
     const b = nthBehaviour<Behaviour>(behaviours, attempts.length, { kind: 'black-hole' });
     attempts.push(record);
     const at = (delay: number, act: () => void) => {
@@ -137,7 +110,7 @@ function fakeServer(clock: VirtualClock, behaviours: readonly Behaviour[]) {
     return record;
   };
 
-  const clientClosed = (socket: FakeSocket, record: Recorded): void => {
+  const clientClosed = (socket: FakeSocket, record: ServedAttempt): void => {
     if (record.open) {
       record.open = false;
       for (const timer of record.timers) timer.unsubscribe();
@@ -154,7 +127,7 @@ function fakeServer(clock: VirtualClock, behaviours: readonly Behaviour[]) {
   };
 
   class ServerSocket extends FakeSocket {
-    readonly #record: Recorded;
+    readonly #record: ServedAttempt;
 
     constructor(url: string, protocols?: string | string[]) {
       super(url, protocols);

@@ -1,7 +1,8 @@
 /**
- * What the schedule properties generate — backoff policies, manager options, random sources, server
- * hints — as plain records that print readably in a counterexample, with the functions that build
+ * What the schedule properties generate for the client — backoff policies, manager options, random
+ * sources — as plain records that print readably in a counterexample, with the functions that build
  * the real values from them; and the loop that runs a virtual clock until the component is quiet.
+ * What the generated servers do is in servers.ts.
  */
 import fc from 'fast-check';
 import {
@@ -142,42 +143,6 @@ export const managerSpec: fc.Arbitrary<ManagerSpec> = fc.record({
   minConnectTimeout: fc.oneof(fc.constant(20_000), fc.integer({ min: 50, max: 5000 })),
 });
 
-/** A server's hint on when to come back: the value it means (for the checker) and how it is written. */
-export interface Hint {
-  /** ms; 0, negative, NaN and strings ask for nothing. */
-  readonly value: number | string;
-  /** As a close reason or GOAWAY debug data reads it (parseCloseReasonDelay's format). */
-  readonly text: string;
-}
-
-export const hint: fc.Arbitrary<Hint> = fc.oneof(
-  fc.constantFrom<Hint>(
-    { value: 0, text: 'retry-after=0' },
-    { value: -5000, text: 'retry-after=-5' },
-    { value: Number.NaN, text: 'retry-after=NaN' },
-    { value: 'soon', text: 'retry-after=soon' },
-    { value: 1e30, text: `retry-after=1${'0'.repeat(30)}ms` },
-  ),
-  fc.integer({ min: 1, max: 200_000 }).map((ms) => ({ value: ms, text: `retry-after=${String(ms)}ms` })),
-  fc.integer({ min: 1, max: 200 }).map((s) => ({ value: s * 1000, text: `retry-after=${String(s)}` })),
-);
-
-/** A hint, or none: the server says nothing about when to come back. */
-export const maybeHint = fc.option(hint, { nil: undefined });
-
-/** The hint of 1e30 ms (issue 29: a client parked for 24.8 days). */
-export const HUGE_HINT: Hint = { value: 1e30, text: `retry-after=1${'0'.repeat(30)}ms` };
-
-/** How long a server takes to answer an attempt, ms. */
-export const latency = fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 50 }));
-
-/** How long a connection stays up: at once, under and over any minUptime. */
-export const uptime = fc.oneof(
-  fc.constant(0),
-  fc.integer({ min: 0, max: 2000 }),
-  fc.integer({ min: 5000, max: 12_000 }),
-);
-
 /**
  * Runs `clock` timer by timer until `done()`, or until nothing is due within `quiet` ms (it then
  * advances that far and stops: a wait longer than the schedule allows shows as a trailing gap).
@@ -197,11 +162,3 @@ export function runUntilQuiet(clock: VirtualClock, quiet: number, done: () => bo
 
 /** Attempts a run records at most: enough to reach any generated cap, few enough to stay fast. */
 export const MAX_ATTEMPTS = 40;
-
-/**
- * What a server does with its `n`-th connection (from 0): the script's behaviours in turn, and past
- * MAX_ATTEMPTS `silent` (it stops answering), so that even a schedule with no floor ends.
- */
-export function nthBehaviour<B>(script: readonly B[], n: number, silent: B, fallback: B = silent): B {
-  return n >= MAX_ATTEMPTS ? silent : (script[n % script.length] ?? fallback);
-}

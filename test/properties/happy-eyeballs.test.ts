@@ -32,8 +32,8 @@ import {
 } from '../support/connection-schedule.js';
 import type { ManagerSpec, PolicySpec, RandomSpec } from './support/generated.js';
 import { MAX_ATTEMPTS, managerSpec, policyOf, policySpec, randomOf, randomSpec } from './support/generated.js';
-import type { BlackHole, Hint, Up } from './support/servers.js';
-import { HUGE_HINT, blackHole, latency, maybeHint, up } from './support/servers.js';
+import type { At, BlackHole, Hint, Up } from './support/servers.js';
+import { HUGE_HINT, blackHole, latency, maybeHint, playUp, up } from './support/servers.js';
 import { runManager } from './support/run-manager.js';
 
 /** What one address's server does with one connection. */
@@ -109,9 +109,10 @@ function run(
             : (script[list.length % script.length] ?? { kind: 'black-hole' });
         list.push(record);
         const timers: Subscription[] = [];
-        const at = (delay: number, act: () => void) => {
+        const at: At = (delay, act) => {
           timers.push(clock.scheduler.schedule(act, delay));
         };
+        const timeline = { at, now: () => clock.now() };
         const fail = (end: AttemptEnd, error: Error, h: Hint | undefined) => {
           record.end ??= end;
           record.open = false;
@@ -141,11 +142,11 @@ function run(
           case 'black-hole':
             break;
           case 'up':
-            at(b.after, () => {
-              record.readyAt = clock.now();
-              subscriber.next(`address ${String(n + 1)}`);
-              at(b.uptime, () => {
-                const readyAt = record.readyAt ?? 0;
+            playUp(b, record, timeline, {
+              ready: () => {
+                subscriber.next(`address ${String(n + 1)}`);
+              },
+              ends: (readyAt) => {
                 const end = { kind: 'lost', readyAt, at: clock.now(), graceful: false, hint: b.hint?.value } as const;
                 if (b.end === 'close') {
                   record.end ??= { ...end, hint: undefined };
@@ -153,7 +154,7 @@ function run(
                   subscriber.complete();
                 } else if (b.end === 'graceful') fail({ ...end, graceful: true }, new Error('going away'), b.hint);
                 else fail(end, new Error('ECONNRESET'), b.hint);
-              });
+              },
             });
             break;
         }

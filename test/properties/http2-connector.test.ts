@@ -18,8 +18,8 @@ import { createVirtualClock } from '../../src/testing/index.js';
 import { type AttemptEnd, type ScheduleRules, scheduleViolations } from '../support/connection-schedule.js';
 import type { ManagerSpec, PolicySpec, RandomSpec } from './support/generated.js';
 import { MAX_ATTEMPTS, managerSpec, policyOf, policySpec, randomSpec } from './support/generated.js';
-import type { BlackHole, ServedAttempt, Up } from './support/servers.js';
-import { HUGE_HINT, blackHole, latency, nthBehaviour, up, uptime } from './support/servers.js';
+import type { At, BlackHole, ServedAttempt, Up } from './support/servers.js';
+import { HUGE_HINT, blackHole, latency, nthBehaviour, playUp, up, uptime } from './support/servers.js';
 import { runManager } from './support/run-manager.js';
 
 const server = vi.hoisted(() => ({ connect: undefined as (() => unknown) | undefined }));
@@ -105,9 +105,10 @@ function run(
       record.end ??= { kind: stopping || record.readyAt !== undefined ? 'stopped' : 'failed', at: clock.now() };
     };
     const session = new FakeSession(closed);
-    const at = (delay: number, act: () => void) => {
+    const at: At = (delay, act) => {
       record.timers.push(clock.scheduler.schedule(act, delay));
     };
+    const timeline = { at, now: () => clock.now() };
     /** The server ends the connection: `end` for the trace, then the events the client sees, then the socket closes. */
     const serverEnds = (end: AttemptEnd, ...events: [string, ...unknown[]][]) => {
       if (!record.open) return;
@@ -117,6 +118,8 @@ function run(
     };
     const reset = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:443`), { code });
     switch (b.kind) {
+      case 'black-hole':
+        break;
       case 'refuse':
         at(b.after, () => {
           serverEnds({ kind: 'failed', at: clock.now() }, ['error', reset('ECONNREFUSED')], ['close']);
@@ -127,14 +130,12 @@ function run(
           serverEnds({ kind: 'failed', at: clock.now() }, ['close']);
         });
         break;
-      case 'black-hole':
-        break;
       case 'up':
-        at(b.after, () => {
-          record.readyAt = clock.now();
-          session.emit('remoteSettings', {});
-          at(b.uptime, () => {
-            const readyAt = record.readyAt ?? 0;
+        playUp(b, record, timeline, {
+          ready: () => {
+            session.emit('remoteSettings', {});
+          },
+          ends: (readyAt) => {
             const lost = { kind: 'lost', readyAt, at: clock.now(), graceful: false } as const;
             switch (b.end) {
               case 'goaway-no-error': {
@@ -152,7 +153,7 @@ function run(
                 serverEnds(lost, ['error', reset('ECONNRESET')], ['close']);
                 return;
             }
-          });
+          },
         });
         break;
     }

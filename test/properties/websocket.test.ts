@@ -43,8 +43,8 @@ import {
   randomSpec,
   runUntilQuiet,
 } from './support/generated.js';
-import type { BlackHole, ServedAttempt, Up } from './support/servers.js';
-import { HUGE_HINT, blackHole, latency, nthBehaviour, up, uptime } from './support/servers.js';
+import type { At, BlackHole, ServedAttempt, Up } from './support/servers.js';
+import { HUGE_HINT, blackHole, latency, nthBehaviour, playUp, up, uptime } from './support/servers.js';
 import { runManager } from './support/run-manager.js';
 
 type CloseCode = 1000 | 1001 | 1006 | 1012 | 1013;
@@ -72,9 +72,10 @@ function fakeServer(clock: VirtualClock, behaviours: readonly Behaviour[]) {
     const record: ServedAttempt = { start: clock.now(), open: true, timers: [] };
     const b = nthBehaviour<Behaviour>(behaviours, attempts.length, { kind: 'black-hole' });
     attempts.push(record);
-    const at = (delay: number, act: () => void) => {
+    const at: At = (delay, act) => {
       record.timers.push(clock.scheduler.schedule(act, delay));
     };
+    const timeline = { at, now: () => clock.now() };
     const serverEnds = (end: AttemptEnd, act: () => void) => {
       if (!record.open) return;
       record.end ??= end;
@@ -88,14 +89,15 @@ function fakeServer(clock: VirtualClock, behaviours: readonly Behaviour[]) {
         });
       });
     } else if (b.kind === 'up') {
-      at(b.after, () => {
-        record.readyAt = clock.now();
-        socket.open();
-        at(b.uptime, () => {
+      playUp(b, record, timeline, {
+        ready: () => {
+          socket.open();
+        },
+        ends: (readyAt) => {
           const directs = SERVER_BACKOFF_CLOSE_CODES.includes(b.code);
           const end: AttemptEnd = {
             kind: 'lost',
-            readyAt: record.readyAt ?? 0,
+            readyAt,
             at: clock.now(),
             graceful: b.code === 1000 || b.code === 1001,
             hint: directs ? b.hint?.value : undefined,
@@ -104,7 +106,7 @@ function fakeServer(clock: VirtualClock, behaviours: readonly Behaviour[]) {
             if (b.code === 1006) socket.fail();
             else socket.finish(b.code, b.hint?.text ?? '', true);
           });
-        });
+        },
       });
     }
     return record;

@@ -85,3 +85,25 @@ export interface ServedAttempt {
   open: boolean;
   readonly timers: Subscription[];
 }
+
+/** Schedules `act` `delay` ms from now on the server's clock. */
+export type At = (delay: number, act: () => void) => void;
+
+/**
+ * Plays an Up on the server's clock: `after` ms from now the connection is ready (`readyAt` is
+ * recorded, then `ready()`), and `uptime` ms later the server ends it (`ends(readyAt)`).
+ */
+export function playUp(
+  b: { readonly after: number; readonly uptime: number },
+  record: { readyAt?: number },
+  timeline: { readonly at: At; readonly now: () => number },
+  { ready, ends }: { readonly ready: () => void; readonly ends: (readyAt: number) => void },
+): void {
+  timeline.at(b.after, () => {
+    record.readyAt = timeline.now();
+    ready();
+    timeline.at(b.uptime, () => {
+      ends(record.readyAt ?? 0);
+    });
+  });
+}

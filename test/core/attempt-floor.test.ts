@@ -3,7 +3,7 @@
  * or call pattern drives a hot loop against a server that keeps failing, and 0 ms still means "at once"
  * for the first few retries.
  */
-import { NEVER, Observable } from 'rxjs';
+import { NEVER, Observable, type Subscriber } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { busiestWindow } from '../support/busiest-window.js';
 import {
@@ -23,26 +23,40 @@ import { FakeEnvironment, fakeWebSocketClass } from '../support/websocket/fake-w
 /** A safety stop, so that a hot loop (before the floor existed) fails the test instead of hanging it. */
 const RUNAWAY = 5000;
 
-/** Attempt start times against a server that refuses at once, over `ms` of virtual time. */
-function refusedStarts(options: Partial<ConnectionManagerOptions<never>>, ms = 10_000): number[] {
+/**
+ * Attempt start times over `ms` of virtual time against a server that does `answer` with every
+ * attempt (until RUNAWAY attempts, where the manager is shut down), and the timers left after shutdown().
+ */
+function startsAgainst<T>(
+  answer: (subscriber: Subscriber<T>) => void,
+  options: Partial<ConnectionManagerOptions<T>>,
+  ms: number,
+): { starts: number[]; pendingTimers: number } {
   const clock = createVirtualClock();
   const starts: number[] = [];
-  const manager: ConnectionManager<never> = new ConnectionManager<never>({
+  const manager: ConnectionManager<T> = new ConnectionManager<T>({
     connector: () =>
-      new Observable<never>((subscriber) => {
+      new Observable<T>((subscriber) => {
         starts.push(clock.now());
         if (starts.length >= RUNAWAY) manager.shutdown();
-        else subscriber.error(new Error('ECONNREFUSED'));
+        else answer(subscriber);
       }),
     scheduler: clock.scheduler,
-    minConnectTimeout: 0,
-    random: () => 0.5,
     ...options,
   });
   manager.connect();
   clock.advanceBy(ms);
   manager.shutdown();
-  expect(clock.pendingTimers()).toBe(0);
+  return { starts, pendingTimers: clock.pendingTimers() };
+}
+
+/** Attempt start times against a server that refuses at once, over `ms` of virtual time. */
+function refusedStarts(options: Partial<ConnectionManagerOptions<never>>, ms = 10_000): number[] {
+  const refuse = (subscriber: Subscriber<never>) => {
+    subscriber.error(new Error('ECONNREFUSED'));
+  };
+  const { starts, pendingTimers } = startsAgainst(refuse, { minConnectTimeout: 0, random: () => 0.5, ...options }, ms);
+  expect(pendingTimers).toBe(0);
   return starts;
 }
 
@@ -75,26 +89,11 @@ describe('the floor on attempt starts', () => {
   });
 
   it('a server that accepts and drops at once, with minUptime 0 and a 0 ms backoff, is not hammered', () => {
-    const clock = createVirtualClock();
-    const starts: number[] = [];
-    const manager: ConnectionManager<string> = new ConnectionManager<string>({
-      connector: () =>
-        new Observable<string>((subscriber) => {
-          starts.push(clock.now());
-          if (starts.length >= RUNAWAY) {
-            manager.shutdown();
-            return;
-          }
-          subscriber.next('up');
-          subscriber.error(new Error('dropped'));
-        }),
-      scheduler: clock.scheduler,
-      minUptime: 0,
-      backoff: constantBackoff(0),
-    });
-    manager.connect();
-    clock.advanceBy(10_000);
-    manager.shutdown();
+    const acceptAndDrop = (subscriber: Subscriber<string>) => {
+      subscriber.next('up');
+      subscriber.error(new Error('dropped'));
+    };
+    const { starts } = startsAgainst(acceptAndDrop, { minUptime: 0, backoff: constantBackoff(0) }, 10_000);
     expect(starts.length).toBeLessThanOrEqual(maxStartsIn(DEFAULT_ATTEMPT_SPACING, 10_000));
   });
 

@@ -18,6 +18,26 @@ const failAtOnce = (a: { fail: () => void }) => {
   a.fail();
 };
 
+/** A manager whose first attempt fails `ms` after its start. */
+function firstFailedAfter(ms: number) {
+  const h = harness();
+  h.manager.connect();
+  h.clock.advanceBy(ms);
+  h.fake.last?.fail();
+  return h;
+}
+
+/** A manager whose attempts wait for the test: the first two failed, attempt 3 in flight since 2600 ms. */
+function atThirdAttempt() {
+  const h = harness({ minConnectTimeout: 0 });
+  h.manager.connect();
+  h.fake.last?.fail();
+  h.clock.advanceTo(1000);
+  h.fake.last?.fail();
+  h.clock.advanceTo(2600);
+  return h;
+}
+
 // The protocol page's table, in seconds: [n, nominal, low, high]. Rounded to the millisecond there.
 const TABLE: readonly (readonly [number, number, number, number])[] = [
   [1, 1.0, 1.0, 1.0],
@@ -67,10 +87,7 @@ describe('1. the schedule table, attempts failing at once', () => {
   });
 
   it('waits are measured from the start of each attempt: a slow failure eats into the wait', () => {
-    const h = harness();
-    h.manager.connect();
-    h.clock.advanceBy(700);
-    h.fake.last?.fail();
+    const h = firstFailedAfter(700);
     expect(h.manager.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 1000 });
     h.clock.advanceTo(1000);
     expect(h.starts).toEqual([0, 1000]);
@@ -84,10 +101,7 @@ describe('1. the schedule table, attempts failing at once', () => {
   });
 
   it('a failure after the deadline starts the next attempt at once', () => {
-    const h = harness();
-    h.manager.connect();
-    h.clock.advanceBy(5000);
-    h.fake.last?.fail();
+    const h = firstFailedAfter(5000);
     h.clock.advanceBy(0);
     expect(h.starts).toEqual([0, 5000]);
     h.manager.shutdown();
@@ -173,12 +187,7 @@ describe('4. reset after READY, growth without it', () => {
   });
 
   it('without READY in between, waits keep growing, also across IDLE', () => {
-    const h = harness({ minConnectTimeout: 0 });
-    h.manager.connect();
-    h.fake.last?.fail();
-    h.clock.advanceTo(1000);
-    h.fake.last?.fail();
-    h.clock.advanceTo(2600); // attempt 3 in flight
+    const h = atThirdAttempt();
     h.manager.idle();
     expect(h.manager.snapshot).toMatchObject({ state: 'IDLE', attempt: 3 });
     expect(h.fake.inFlight()).toBe(0);
@@ -244,12 +253,7 @@ describe('5. resetBackoff', () => {
   });
 
   it('during CONNECTING: if the attempt then fails, the next starts at once, with the initial backoff', () => {
-    const h = harness({ minConnectTimeout: 0 });
-    h.manager.connect();
-    h.fake.last?.fail();
-    h.clock.advanceTo(1000);
-    h.fake.last?.fail();
-    h.clock.advanceTo(2600); // attempt 3 in flight, deadline 5.16 s
+    const h = atThirdAttempt(); // deadline 5.16 s
     h.clock.advanceBy(100);
     h.manager.resetBackoff();
     expect(h.manager.snapshot).toMatchObject({ state: 'CONNECTING', timeoutAt: 2700 });

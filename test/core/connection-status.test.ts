@@ -14,6 +14,7 @@ import {
   type ConnectionStatus,
   type StatusSnapshot,
   ConnectionManager,
+  type ConnectionManagerOptions,
   connectionEvents,
   connectionStatus,
   grpcBackoff,
@@ -46,6 +47,8 @@ const codes = (status$: Observable<ConnectionStatus>) => status$.pipe(map(code))
 const STATUS_VALUES = Object.fromEntries('cnrofCNROF'.split('').map((c) => [c, c]));
 const EVENT_VALUES = { l: 'l', b: 'b', f: 'f' };
 const EVENT_CODE = { lost: 'l', restored: 'b', failed: 'f' } as const;
+const eventCodes = (status$: Observable<ConnectionStatus>) =>
+  connectionEvents(status$).pipe(map((e) => EVENT_CODE[e.type]));
 
 function run(body: (helpers: Parameters<Parameters<TestScheduler['run']>[0]>[0], ts: TestScheduler) => void): void {
   const ts = new TestScheduler((actual, expected) => {
@@ -53,6 +56,24 @@ function run(body: (helpers: Parameters<Parameters<TestScheduler['run']>[0]>[0],
   });
   ts.run((helpers) => {
     body(helpers, ts);
+  });
+}
+
+/** A manager on `ts` whose n-th attempt (from 1) is `attempt(n)`. */
+function scriptedManager(
+  ts: TestScheduler,
+  attempt: (n: number) => Observable<string>,
+  options: Omit<ConnectionManagerOptions<string>, 'connector'> = {},
+): ConnectionManager<string> {
+  let attempts = 0;
+  return new ConnectionManager<string>({
+    scheduler: ts,
+    random: () => 0.5,
+    ...options,
+    connector: () => {
+      attempts += 1;
+      return attempt(attempts);
+    },
   });
 }
 
@@ -69,25 +90,36 @@ describe('connectionStatus: phases', () => {
     });
   });
 
-  it('a blip shorter than the grace period never shows, and raises no event', () => {
-    run(({ cold, expectObservable }, ts) => {
-      const status$ = connectionStatus(cold<StatusSnapshot>('r 99ms t 999ms c 9ms r', SNAPSHOTS), { scheduler: ts });
-      expectObservable(codes(status$)).toBe('c 99ms r 999ms r 9ms c', STATUS_VALUES);
-      expectObservable(connectionEvents(status$)).toBe('', EVENT_VALUES);
-    });
-  });
-
-  it('an outage longer than the grace period shows "reconnecting" at exactly graceMs, lost then restored', () => {
-    run(({ cold, expectObservable }, ts) => {
-      const status$ = connectionStatus(cold<StatusSnapshot>('r 99ms t 999ms c 4999ms t 9ms c 9ms r', SNAPSHOTS), {
-        scheduler: ts,
-      });
+  /**
+   * Rules read from snapshots alone: connectionStatus over `snapshots` (letters of SNAPSHOTS) emits
+   * `status`, and connectionEvents over it emits `events`.
+   */
+  const PHASES: readonly { name: string; snapshots: string; status: string; events: string }[] = [
+    {
+      name: 'a blip shorter than the grace period never shows, and raises no event',
+      snapshots: 'r 99ms t 999ms c 9ms r',
+      status: 'c 99ms r 999ms r 9ms c',
+      events: '',
+    },
+    {
+      name: 'an outage longer than the grace period shows "reconnecting" at exactly graceMs, lost then restored',
+      snapshots: 'r 99ms t 999ms c 4999ms t 9ms c 9ms r',
       // lost at 100 ms, shown at 5100 ms; the next t (6100) and c (6110) stay shown; READY at 6120.
-      expectObservable(codes(status$)).toBe('c 99ms r 999ms r 3999ms R 999ms R 9ms R 9ms c', STATUS_VALUES);
-      expectObservable(connectionEvents(status$).pipe(map((e) => EVENT_CODE[e.type]))).toBe(
-        '5100ms l 1019ms b',
-        EVENT_VALUES,
-      );
+      status: 'c 99ms r 999ms r 3999ms R 999ms R 9ms R 9ms c',
+      events: '5100ms l 1019ms b',
+    },
+    {
+      name: 'shutdown() by the app is "failed" but hidden, and raises no event',
+      snapshots: 'r 9ms x|',
+      status: 'c 9ms f|',
+      events: '11ms |',
+    },
+  ];
+  it.each(PHASES.map((row) => [row.name, row] as const))('%s', (_name, { snapshots, status, events }) => {
+    run(({ cold, expectObservable }, ts) => {
+      const status$ = connectionStatus(cold<StatusSnapshot>(snapshots, SNAPSHOTS), { scheduler: ts });
+      expectObservable(codes(status$)).toBe(status, STATUS_VALUES);
+      expectObservable(eventCodes(status$)).toBe(events, EVENT_VALUES);
     });
   });
 
@@ -95,10 +127,7 @@ describe('connectionStatus: phases', () => {
     run(({ cold, expectObservable }, ts) => {
       const status$ = connectionStatus(cold<StatusSnapshot>('r 9ms o 99ms c 9ms r', SNAPSHOTS), { scheduler: ts });
       expectObservable(codes(status$)).toBe('c 9ms O 99ms R 9ms c', STATUS_VALUES);
-      expectObservable(connectionEvents(status$).pipe(map((e) => EVENT_CODE[e.type]))).toBe(
-        '10ms l 109ms b',
-        EVENT_VALUES,
-      );
+      expectObservable(eventCodes(status$)).toBe('10ms l 109ms b', EVENT_VALUES);
       expectObservable(codes(connectionStatus(cold<StatusSnapshot>('t 9ms o', SNAPSHOTS), { scheduler: ts }))).toBe(
         'n 9ms O',
         STATUS_VALUES,
@@ -110,16 +139,8 @@ describe('connectionStatus: phases', () => {
     run(({ cold, expectObservable }, ts) => {
       const status$ = connectionStatus(cold<StatusSnapshot>('r 9ms s|', SNAPSHOTS), { scheduler: ts });
       expectObservable(codes(status$)).toBe('c 9ms F|', STATUS_VALUES);
-      expectObservable(connectionEvents(status$).pipe(map((e) => EVENT_CODE[e.type]))).toBe('10ms f|', EVENT_VALUES);
+      expectObservable(eventCodes(status$)).toBe('10ms f|', EVENT_VALUES);
       expectObservable(status$.pipe(map((s) => s.reason))).toBe('a 9ms b|', { a: undefined, b: fatal });
-    });
-  });
-
-  it('shutdown() by the app is "failed" but hidden, and raises no event', () => {
-    run(({ cold, expectObservable }, ts) => {
-      const status$ = connectionStatus(cold<StatusSnapshot>('r 9ms x|', SNAPSHOTS), { scheduler: ts });
-      expectObservable(codes(status$)).toBe('c 9ms f|', STATUS_VALUES);
-      expectObservable(connectionEvents(status$)).toBe('11ms |', EVENT_VALUES);
     });
   });
 
@@ -161,16 +182,11 @@ describe('connectionStatus: phases', () => {
 describe('connectionStatus over a real ConnectionManager', () => {
   it('follows the manager through refused attempts to READY, with retryAt equal to nextAttemptAt', () => {
     run(({ cold, expectObservable }, ts) => {
-      let attempts = 0;
-      const manager = new ConnectionManager<string>({
-        scheduler: ts,
-        random: () => 0.5,
-        backoff: grpcBackoff(),
-        connector: () => {
-          attempts += 1;
-          return attempts < 5 ? cold('5ms #', undefined, refused) : cold('5ms a', { a: 'conn' });
-        },
-      });
+      const manager = scriptedManager(
+        ts,
+        (n) => (n < 5 ? cold('5ms #', undefined, refused) : cold('5ms a', { a: 'conn' })),
+        { backoff: grpcBackoff() },
+      );
       manager.connect();
       ts.schedule(() => {
         manager.shutdown();
@@ -200,32 +216,20 @@ describe('connectionStatus over a real ConnectionManager', () => {
 describe('connectionStatus over a paused ConnectionManager', () => {
   it('pause() (offline) shows "offline" at once; resume() reconnects, still shown, until READY', () => {
     run(({ cold, expectObservable }, ts) => {
-      let attempts = 0;
-      const manager = new ConnectionManager<string>({
-        scheduler: ts,
-        random: () => 0.5,
-        connector: () => {
-          attempts += 1;
-          return attempts === 1 ? cold('5ms a 95ms #', { a: 'conn' }, refused) : cold('5ms a', { a: 'conn' });
-        },
-      });
+      const manager = scriptedManager(ts, (n) =>
+        n === 1 ? cold('5ms a 95ms #', { a: 'conn' }, refused) : cold('5ms a', { a: 'conn' }),
+      );
       manager.connect();
       // READY at 5 ms; paused at 50 ms (offline), so the loss at 101 ms waits in IDLE; resume() at 3 s.
-      ts.schedule(() => {
-        manager.pause();
-      }, 50);
-      ts.schedule(() => {
-        manager.resume();
-      }, 3000);
-      ts.schedule(() => {
-        manager.shutdown();
-      }, 4000);
+      const calls = { 50: 'pause', 3000: 'resume', 4000: 'shutdown' } as const;
+      for (const [at, call] of Object.entries(calls)) {
+        ts.schedule(() => {
+          manager[call]();
+        }, Number(at));
+      }
       const status$ = connectionStatus(manager.state$, { scheduler: ts });
       expectObservable(codes(status$)).toBe('n 4ms c 95ms O 2898ms R 4ms c 994ms (f|)', STATUS_VALUES);
-      expectObservable(connectionEvents(status$).pipe(map((e) => EVENT_CODE[e.type]))).toBe(
-        '101ms l 2903ms b 994ms |',
-        EVENT_VALUES,
-      );
+      expectObservable(eventCodes(status$)).toBe('101ms l 2903ms b 994ms |', EVENT_VALUES);
     });
   });
 });

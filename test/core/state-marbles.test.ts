@@ -23,19 +23,26 @@ function scheduler() {
   });
 }
 
+/** What the app calls on the manager, by virtual ms: `{ 500: 'pause', 2000: 'resume' }`. */
+type Calls = Readonly<Record<number, 'pause' | 'resume' | 'resetBackoff' | 'shutdown'>>;
+
 /**
- * A manager on the test scheduler that shuts itself down at `stopAt` virtual ms: a manager never stops
- * retrying by itself, and TestScheduler.run flushes until no timer is left.
+ * A manager on the test scheduler that receives `calls` and shuts itself down at 60 virtual s: a
+ * manager never stops retrying by itself, and TestScheduler.run flushes until no timer is left.
  */
 function manager(
   ts: TestScheduler,
   options: Omit<ConnectionManagerOptions<string>, 'scheduler' | 'random'>,
-  stopAt = 60_000,
+  calls: Calls = {},
 ) {
   const m = new ConnectionManager<string>({ random: () => 0.5, scheduler: ts, ...options });
-  ts.schedule(() => {
-    m.shutdown();
-  }, stopAt);
+  const callAt = (at: number, call: Calls[number]) => {
+    ts.schedule(() => {
+      m[call]();
+    }, at);
+  };
+  for (const [at, call] of Object.entries(calls)) callAt(Number(at), call);
+  callAt(60_000, 'shutdown');
   return m;
 }
 
@@ -84,11 +91,8 @@ describe('state$ marbles', () => {
     const ts = scheduler();
     ts.run(({ cold, expectObservable, expectSubscriptions }) => {
       const attempt = cold('-');
-      const m = manager(ts, { connector: () => attempt });
+      const m = manager(ts, { connector: () => attempt }, { 50: 'shutdown' });
       m.connect();
-      ts.schedule(() => {
-        m.shutdown();
-      }, 50);
       expectObservable(letters(m.state$)).toBe('c 49ms (s|)', values);
       expectSubscriptions(attempt.subscriptions).toBe('^ 49ms !');
     });
@@ -97,11 +101,8 @@ describe('state$ marbles', () => {
   it('resetBackoff during TRANSIENT_FAILURE connects at once', () => {
     const ts = scheduler();
     ts.run(({ cold, expectObservable }) => {
-      const m = manager(ts, { connector: () => cold('1ms #') });
+      const m = manager(ts, { connector: () => cold('1ms #') }, { 100: 'resetBackoff' });
       m.connect();
-      ts.schedule(() => {
-        m.resetBackoff();
-      }, 100);
       expectObservable(letters(m.state$), '^ 200ms !').toBe('c t 98ms c t', values);
     });
   });
@@ -109,14 +110,8 @@ describe('state$ marbles', () => {
   it('pause() holds a wait in IDLE; resume() attempts at once with a fresh backoff', () => {
     const ts = scheduler();
     ts.run(({ cold, expectObservable }) => {
-      const m = manager(ts, { connector: () => cold('5ms #') });
+      const m = manager(ts, { connector: () => cold('5ms #') }, { 500: 'pause', 2000: 'resume' });
       m.connect();
-      ts.schedule(() => {
-        m.pause();
-      }, 500);
-      ts.schedule(() => {
-        m.resume();
-      }, 2000);
       // Failed at 5 ms, paused at 500 ms (no attempt at 1 s), resumed at 2 s: a fresh first wait of 1 s.
       expectObservable(letters(m.state$), '^ 3100ms !').toBe('c 4ms t 494ms i 1499ms c 4ms t 994ms c 4ms t', values);
     });

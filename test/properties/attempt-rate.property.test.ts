@@ -29,6 +29,8 @@ import { flush, grpcError } from '../toolkits/retry/support.js';
 
 const WINDOW = 10_000;
 const RUN = 30_000;
+/** Attempts at which a run stops, so that a hot loop fails the property instead of hanging it. */
+const RUNAWAY = 5000;
 
 /** The virtual clock's scheduler, recording every delay a timer is armed (or re-armed) with. */
 function recording(clock: VirtualClock): { scheduler: SchedulerLike; delays: number[] } {
@@ -214,7 +216,7 @@ describe(title, { timeout: PROPERTY_TIMEOUT_MS }, () => {
             // Answer every new socket at once, as the server does (a new one may open synchronously).
             for (
               let last = fake.sockets.at(-1);
-              last !== undefined && !handled.has(last) && starts.length < 5000;
+              last !== undefined && !handled.has(last) && starts.length < RUNAWAY;
               last = fake.sockets.at(-1)
             ) {
               handled.add(last);
@@ -257,17 +259,23 @@ describe(title, { timeout: PROPERTY_TIMEOUT_MS }, () => {
           const { scheduler, delays } = recording(clock);
           const starts: number[] = [];
           const controller = new AbortController();
-          const call = retry(
-            () => {
-              starts.push(clock.now());
-              if (starts.length >= 5000) controller.abort(new Error('runaway'));
-              throw hint.kind === 'pushback'
-                ? grpcError(14, { 'grpc-retry-pushback-ms': hint.value })
-                : new HttpResponseError({ status: 503, headers: { 'retry-after': hint.value } });
-            },
-            { scheduler, backoff, random: () => r, maxAttempts: Infinity, maxRetryAfter, signal: controller.signal },
-          ).catch(() => undefined);
-          for (let i = 0; i < 20_000 && starts.length < 5000; i++) {
+          /** The server: every request fails with the generated hint. */
+          const unavailable = (): never => {
+            starts.push(clock.now());
+            if (starts.length >= RUNAWAY) controller.abort(new Error('runaway'));
+            throw hint.kind === 'pushback'
+              ? grpcError(14, { 'grpc-retry-pushback-ms': hint.value })
+              : new HttpResponseError({ status: 503, headers: { 'retry-after': hint.value } });
+          };
+          const call = retry(unavailable, {
+            scheduler,
+            backoff,
+            random: () => r,
+            maxAttempts: Infinity,
+            maxRetryAfter,
+            signal: controller.signal,
+          }).catch(() => undefined);
+          for (let i = 0; i < 20_000 && starts.length < RUNAWAY; i++) {
             await flush(5);
             const next = clock.scheduler.actions[0];
             if (next === undefined || next.delay > RUN) break;

@@ -16,13 +16,14 @@
  */
 import { credentials } from '@grpc/grpc-js';
 import fc from 'fast-check';
+import type { Observable } from 'rxjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionManager, type ConnectionSnapshot, grpcBackoff } from '../../src/index.js';
 import { ManagedChannel, http2Connector } from '../../src/adapters/grpc/index.js';
 import { countClientSockets } from '../support/grpc/client-sockets.js';
 import { record } from '../support/grpc/record.js';
 import { type ScheduleRules, scheduleViolations } from '../support/connection-schedule.js';
-import { type ScriptedBehaviour, type ScriptedServer, startScriptedServer } from './support/scripted-h2-server.js';
+import { type ScriptedBehaviour, startScriptedServer } from './support/scripted-h2-server.js';
 import { cleanupAfterEach } from '../support/cleanup.js';
 
 const RUN_MS = 1200;
@@ -92,14 +93,17 @@ const ISSUE: Case = {
   minUptime: 5000,
 };
 
-/** A client that connects now and is closed by `close()`, and what it saw. */
+/** A component under test, not yet connected: the manager it runs on, and how the app closes it. */
 interface Client {
-  readonly snapshots: readonly ConnectionSnapshot[];
+  readonly manager: { readonly state$: Observable<ConnectionSnapshot>; connect(): void };
   close(): void;
 }
 
-/** Runs `connect` against a scripted server for RUN_MS; every broken rule. */
-async function check(c: Case, connect: (server: ScriptedServer, rules: ScheduleRules) => Client): Promise<string[]> {
+/** Builds the component for case `c` against the scripted server on `port`. */
+type ClientOf = (port: number, c: Case, rules: ScheduleRules) => Client;
+
+/** Runs the client `clientOf` builds against a scripted server for RUN_MS; every broken rule. */
+async function check(c: Case, clientOf: ClientOf): Promise<string[]> {
   const server = await startScriptedServer(c.script);
   cleanup.push(() => server.close());
   const dials = countClientSockets(server.port);
@@ -111,7 +115,9 @@ async function check(c: Case, connect: (server: ScriptedServer, rules: ScheduleR
     minUptime: c.minUptime,
     tolerance: TOLERANCE_MS,
   };
-  const client = connect(server, rules);
+  const client = clientOf(server.port, c, rules);
+  const log = record(client.manager.state$);
+  client.manager.connect();
   cleanup.push(() => {
     client.close();
   });
@@ -122,7 +128,7 @@ async function check(c: Case, connect: (server: ScriptedServer, rules: ScheduleR
   // Every connection closes soon after close() (bounded: a loaded machine may take a while).
   for (let i = 0; i < 100 && (server.open() > 0 || dials.open() > 0); i++) await sleep(20);
   const problems = scheduleViolations({ attempts: server.attempts(), end }, rules);
-  const starts = client.snapshots.filter((s) => s.state === 'CONNECTING').length;
+  const starts = log.snapshots.filter((s) => s.state === 'CONNECTING').length;
   if (server.accepted() > starts)
     problems.push(`the server accepted ${String(server.accepted())} connections for ${String(starts)} attempts`);
   if (server.mostOpen() > 1) problems.push(`${String(server.mostOpen())} connections were open at once`);
@@ -137,49 +143,45 @@ async function check(c: Case, connect: (server: ScriptedServer, rules: ScheduleR
  */
 const REAL = { numRuns: 5, endOnFailure: true, examples: [[ISSUE]] as [Case][] };
 
-describe('real sockets on 127.0.0.1: the schedule invariant, counted at the server', { timeout: 60_000 }, () => {
-  it('ConnectionManager + http2Connector', async () => {
-    await fc.assert(
-      fc.asyncProperty(caseOf, async (c) => {
-        const problems = await check(c, (server, rules) => {
-          const manager = new ConnectionManager({
-            connector: http2Connector(`http://127.0.0.1:${String(server.port)}`),
-            backoff: rules.backoff,
-            minUptime: c.minUptime,
-          });
-          const log = record(manager.state$);
-          manager.connect();
-          return {
-            snapshots: log.snapshots,
-            close: () => {
-              manager.shutdown();
-            },
-          };
-        });
-        expect(problems).toEqual([]);
-      }),
-      REAL,
-    );
-  });
+/** The two components, by the names of their properties. */
+const CLIENTS: readonly (readonly [string, ClientOf])[] = [
+  [
+    'ConnectionManager + http2Connector',
+    (port, c, rules) => {
+      const manager = new ConnectionManager({
+        connector: http2Connector(`http://127.0.0.1:${String(port)}`),
+        backoff: rules.backoff,
+        minUptime: c.minUptime,
+      });
+      const close = () => {
+        manager.shutdown();
+      };
+      return { manager, close };
+    },
+  ],
+  [
+    'ManagedChannel',
+    (port, c, rules) => {
+      const channel = new ManagedChannel(`127.0.0.1:${String(port)}`, credentials.createInsecure(), {
+        backoff: rules.backoff,
+        minUptime: c.minUptime,
+      });
+      // channel.state$ is its manager's state$.
+      return {
+        manager: channel.manager,
+        close: () => {
+          channel.close();
+        },
+      };
+    },
+  ],
+];
 
-  it('ManagedChannel', async () => {
+describe('real sockets on 127.0.0.1: the schedule invariant, counted at the server', { timeout: 60_000 }, () => {
+  it.each(CLIENTS)('%s', async (_name, clientOf) => {
     await fc.assert(
       fc.asyncProperty(caseOf, async (c) => {
-        const problems = await check(c, (server, rules) => {
-          const channel = new ManagedChannel(`127.0.0.1:${String(server.port)}`, credentials.createInsecure(), {
-            backoff: rules.backoff,
-            minUptime: c.minUptime,
-          });
-          const log = record(channel.state$);
-          channel.manager.connect();
-          return {
-            snapshots: log.snapshots,
-            close: () => {
-              channel.close();
-            },
-          };
-        });
-        expect(problems).toEqual([]);
+        expect(await check(c, clientOf)).toEqual([]);
       }),
       REAL,
     );

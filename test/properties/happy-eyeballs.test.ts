@@ -15,7 +15,6 @@ import { Observable, type Subscription } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import {
   type AttemptContext,
-  ConnectionManager,
   type Connector,
   isConnectTimeoutError,
   isConnectorBackoffError,
@@ -28,52 +27,27 @@ import { createVirtualClock } from '../../src/testing/index.js';
 import {
   type AddressAttempt,
   type AttemptEnd,
-  type ScheduleRules,
   longestAllowedWait,
   raceViolations,
 } from '../support/connection-schedule.js';
-import {
-  HUGE_HINT,
-  type Hint,
-  MAX_ATTEMPTS,
-  type ManagerSpec,
-  type PolicySpec,
-  type RandomSpec,
-  hint,
-  latency,
-  managerSpec,
-  policyOf,
-  policySpec,
-  randomOf,
-  randomSpec,
-  runUntilQuiet,
-  uptime,
-} from './support/generated.js';
+import type { ManagerSpec, PolicySpec, RandomSpec } from './support/generated.js';
+import { MAX_ATTEMPTS, managerSpec, policyOf, policySpec, randomOf, randomSpec } from './support/generated.js';
+import type { At, BlackHole, Hint, Up } from './support/servers.js';
+import { HUGE_HINT, blackHole, latency, maybeHint, playUp, up } from './support/servers.js';
+import { runManager } from './support/run-manager.js';
 
 /** What one address's server does with one connection. */
 type Behaviour =
   | { readonly kind: 'refuse'; readonly after: number; readonly hint: Hint | undefined }
   | { readonly kind: 'accept-close'; readonly after: number }
-  | { readonly kind: 'black-hole' }
-  | {
-      readonly kind: 'up';
-      readonly after: number;
-      readonly uptime: number;
-      readonly end: 'graceful' | 'error' | 'close';
-      readonly hint: Hint | undefined;
-    };
+  | BlackHole
+  | Up<'end', 'graceful' | 'error' | 'close'>;
 
 const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
-  fc.record({ kind: fc.constant('refuse' as const), after: latency, hint: fc.option(hint, { nil: undefined }) }),
+  fc.record({ kind: fc.constant('refuse' as const), after: latency, hint: maybeHint }),
   fc.record({ kind: fc.constant('accept-close' as const), after: latency }),
-  fc.constant({ kind: 'black-hole' as const }),
-  fc.record({
-    kind: fc.constant('up' as const),
-    after: latency,
-    uptime,
-    end: fc.constantFrom('graceful', 'error', 'close'),
-    hint: fc.option(hint, { nil: undefined }),
-  }),
+  blackHole,
+  up('end', fc.constantFrom('graceful', 'error', 'close')),
 );
 
 const addresses = fc.array(fc.array(behaviour, { minLength: 1, maxLength: 4 }), { minLength: 2, maxLength: 3 });
@@ -135,9 +109,10 @@ function run(
             : (script[list.length % script.length] ?? { kind: 'black-hole' });
         list.push(record);
         const timers: Subscription[] = [];
-        const at = (delay: number, act: () => void) => {
+        const at: At = (delay, act) => {
           timers.push(clock.scheduler.schedule(act, delay));
         };
+        const timeline = { at, now: () => clock.now() };
         const fail = (end: AttemptEnd, error: Error, h: Hint | undefined) => {
           record.end ??= end;
           record.open = false;
@@ -167,11 +142,11 @@ function run(
           case 'black-hole':
             break;
           case 'up':
-            at(b.after, () => {
-              record.readyAt = clock.now();
-              subscriber.next(`address ${String(n + 1)}`);
-              at(b.uptime, () => {
-                const readyAt = record.readyAt ?? 0;
+            playUp(b, record, timeline, {
+              ready: () => {
+                subscriber.next(`address ${String(n + 1)}`);
+              },
+              ends: (readyAt) => {
                 const end = { kind: 'lost', readyAt, at: clock.now(), graceful: false, hint: b.hint?.value } as const;
                 if (b.end === 'close') {
                   record.end ??= { ...end, hint: undefined };
@@ -179,7 +154,7 @@ function run(
                   subscriber.complete();
                 } else if (b.end === 'graceful') fail({ ...end, graceful: true }, new Error('going away'), b.hint);
                 else fail(end, new Error('ECONNRESET'), b.hint);
-              });
+              },
             });
             break;
         }
@@ -233,29 +208,19 @@ function run(
       };
     });
 
-  const rules: ScheduleRules = { backoff, ...options };
-  const { attemptSpacing, ...rest } = options;
-  const manager = new ConnectionManager({
+  const rules = runManager({
+    clock,
     connector,
     backoff,
-    scheduler: clock.scheduler,
-    random: randomOf(random),
-    ...rest,
-    ...(attemptSpacing === undefined ? {} : { attemptSpacing }),
+    options,
+    random,
+    done: () =>
+      (clock.now() >= horizon && (passes.length >= MAX_ATTEMPTS || total() >= 2 * MAX_ATTEMPTS)) ||
+      total() >= HARD_LIMIT,
+    stopping: () => {
+      stopping = true;
+    },
   });
-  try {
-    manager.connect();
-    runUntilQuiet(
-      clock,
-      longestAllowedWait(rules) + 1000,
-      () =>
-        (clock.now() >= horizon && (passes.length >= MAX_ATTEMPTS || total() >= 2 * MAX_ATTEMPTS)) ||
-        total() >= HARD_LIMIT,
-    );
-  } finally {
-    stopping = true;
-    manager.shutdown();
-  }
   const problems = raceViolations({ passes, addresses: attempts, end: clock.now() }, rules);
   if (mostOpenOne > 1) problems.push(`${String(mostOpenOne)} attempts of one address were open at once`);
   if (mostOpen > servers.length)

@@ -12,34 +12,15 @@
  */
 import { EventEmitter } from 'node:events';
 import fc from 'fast-check';
-import type { Subscription } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
-import { ConnectionManager } from '../../src/index.js';
 import { http2Connector } from '../../src/adapters/grpc/index.js';
 import { createVirtualClock } from '../../src/testing/index.js';
-import {
-  type AttemptEnd,
-  type ScheduleRules,
-  longestAllowedWait,
-  scheduleViolations,
-} from '../support/connection-schedule.js';
-import {
-  HUGE_HINT,
-  type Hint,
-  MAX_ATTEMPTS,
-  type ManagerSpec,
-  type PolicySpec,
-  type RandomSpec,
-  hint,
-  latency,
-  managerSpec,
-  policyOf,
-  policySpec,
-  randomOf,
-  randomSpec,
-  runUntilQuiet,
-  uptime,
-} from './support/generated.js';
+import { type AttemptEnd, type ScheduleRules, scheduleViolations } from '../support/connection-schedule.js';
+import type { ManagerSpec, PolicySpec, RandomSpec } from './support/generated.js';
+import { MAX_ATTEMPTS, managerSpec, policyOf, policySpec, randomSpec } from './support/generated.js';
+import type { At, BlackHole, ServedAttempt, Up } from './support/servers.js';
+import { HUGE_HINT, blackHole, latency, nthBehaviour, playUp, up, uptime } from './support/servers.js';
+import { runManager } from './support/run-manager.js';
 
 const server = vi.hoisted(() => ({ connect: undefined as (() => unknown) | undefined }));
 vi.mock('node:http2', async (importOriginal) => ({
@@ -54,26 +35,14 @@ vi.mock('node:http2', async (importOriginal) => ({
 type Behaviour =
   | { readonly kind: 'refuse'; readonly after: number }
   | { readonly kind: 'accept-close'; readonly after: number }
-  | { readonly kind: 'black-hole' }
-  | {
-      readonly kind: 'up';
-      readonly after: number;
-      readonly uptime: number;
-      readonly end: 'goaway-no-error' | 'goaway-enhance-your-calm' | 'close' | 'error';
-      readonly hint: Hint | undefined;
-    };
+  | BlackHole
+  | Up<'end', 'goaway-no-error' | 'goaway-enhance-your-calm' | 'close' | 'error'>;
 
 const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
   fc.record({ kind: fc.constant('refuse' as const), after: latency }),
   fc.record({ kind: fc.constant('accept-close' as const), after: latency }),
-  fc.constant({ kind: 'black-hole' as const }),
-  fc.record({
-    kind: fc.constant('up' as const),
-    after: latency,
-    uptime,
-    end: fc.constantFrom('goaway-no-error', 'goaway-enhance-your-calm', 'close', 'error'),
-    hint: fc.option(hint, { nil: undefined }),
-  }),
+  blackHole,
+  up('end', fc.constantFrom('goaway-no-error', 'goaway-enhance-your-calm', 'close', 'error')),
 );
 
 /** SETTINGS, then GOAWAY NO_ERROR at once: issue 29's flapping server. */
@@ -108,14 +77,6 @@ class FakeSession extends EventEmitter {
   }
 }
 
-interface Recorded {
-  readonly start: number;
-  readyAt?: number;
-  end?: AttemptEnd;
-  open: boolean;
-  readonly timers: Subscription[];
-}
-
 /**
  * Runs one manager against `behaviours` (one per connection, in turn): every broken rule, and the
  * attempt starts.
@@ -127,18 +88,14 @@ function run(
   random: RandomSpec,
 ): { problems: string[]; starts: number[] } {
   const clock = createVirtualClock();
-  const attempts: Recorded[] = [];
+  const attempts: ServedAttempt[] = [];
   let stopping = false;
   let mostOpen = 0;
   const openNow = () => attempts.filter((a) => a.open).length;
   server.connect = () => {
     mostOpen = Math.max(mostOpen, openNow() + 1);
-    const record: Recorded = { start: clock.now(), open: true, timers: [] };
-    // Past MAX_ATTEMPTS the server stops answering, so that even a schedule with no floor ends.
-    const b: Behaviour =
-      attempts.length >= MAX_ATTEMPTS
-        ? { kind: 'black-hole' }
-        : (behaviours[attempts.length % behaviours.length] ?? FLAP);
+    const record: ServedAttempt = { start: clock.now(), open: true, timers: [] };
+    const b = nthBehaviour<Behaviour>(behaviours, attempts.length, { kind: 'black-hole' }, FLAP);
     attempts.push(record);
     const closed = () => {
       if (!record.open) return;
@@ -148,9 +105,10 @@ function run(
       record.end ??= { kind: stopping || record.readyAt !== undefined ? 'stopped' : 'failed', at: clock.now() };
     };
     const session = new FakeSession(closed);
-    const at = (delay: number, act: () => void) => {
+    const at: At = (delay, act) => {
       record.timers.push(clock.scheduler.schedule(act, delay));
     };
+    const timeline = { at, now: () => clock.now() };
     /** The server ends the connection: `end` for the trace, then the events the client sees, then the socket closes. */
     const serverEnds = (end: AttemptEnd, ...events: [string, ...unknown[]][]) => {
       if (!record.open) return;
@@ -160,6 +118,8 @@ function run(
     };
     const reset = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:443`), { code });
     switch (b.kind) {
+      case 'black-hole':
+        break;
       case 'refuse':
         at(b.after, () => {
           serverEnds({ kind: 'failed', at: clock.now() }, ['error', reset('ECONNREFUSED')], ['close']);
@@ -170,14 +130,12 @@ function run(
           serverEnds({ kind: 'failed', at: clock.now() }, ['close']);
         });
         break;
-      case 'black-hole':
-        break;
       case 'up':
-        at(b.after, () => {
-          record.readyAt = clock.now();
-          session.emit('remoteSettings', {});
-          at(b.uptime, () => {
-            const readyAt = record.readyAt ?? 0;
+        playUp(b, record, timeline, {
+          ready: () => {
+            session.emit('remoteSettings', {});
+          },
+          ends: (readyAt) => {
             const lost = { kind: 'lost', readyAt, at: clock.now(), graceful: false } as const;
             switch (b.end) {
               case 'goaway-no-error': {
@@ -195,29 +153,26 @@ function run(
                 serverEnds(lost, ['error', reset('ECONNRESET')], ['close']);
                 return;
             }
-          });
+          },
         });
         break;
     }
     return session;
   };
-  const backoff = policyOf(policy);
-  const rules: ScheduleRules = { backoff, ...options };
-  const { attemptSpacing, ...rest } = options;
-  const manager = new ConnectionManager({
-    connector: http2Connector('http://server.test', { scheduler: clock.scheduler }),
-    backoff,
-    scheduler: clock.scheduler,
-    random: randomOf(random),
-    ...rest,
-    ...(attemptSpacing === undefined ? {} : { attemptSpacing }),
-  });
+  let rules: ScheduleRules;
   try {
-    manager.connect();
-    runUntilQuiet(clock, longestAllowedWait(rules) + 1000, () => attempts.length >= MAX_ATTEMPTS);
+    rules = runManager({
+      clock,
+      connector: http2Connector('http://server.test', { scheduler: clock.scheduler }),
+      backoff: policyOf(policy),
+      options,
+      random,
+      done: () => attempts.length >= MAX_ATTEMPTS,
+      stopping: () => {
+        stopping = true;
+      },
+    });
   } finally {
-    stopping = true;
-    manager.shutdown();
     server.connect = undefined;
   }
   const problems = scheduleViolations({ attempts, end: clock.now() }, rules);

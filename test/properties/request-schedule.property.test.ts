@@ -679,97 +679,88 @@ function expectKept(run: { violations: unknown[]; status: string; timers: number
   expect(run.timers, 'timers left after the call settled').toBe(0);
 }
 
+/** The name of every component's hints property: the rule it checks is the same for all. */
+const HINTS = 'server hints, on instant failures: never before min(hint, maxRetryAfter), never past the bounded hint';
+
+/** A property's name and number of runs, for each kind of script. */
+type PerKind = Readonly<Record<keyof typeof KINDS, readonly [name: string, numRuns: number]>>;
+
+/**
+ * One property per kind of script, in the order of KINDS and under the names given: every case
+ * `caseOf(kind)` draws passes `check`.
+ */
+function itPerKind<C>(
+  names: PerKind,
+  caseOf: (kind: ScriptKind) => fc.Arbitrary<C>,
+  check: (c: C) => void | Promise<void>,
+): void {
+  const rows = (Object.keys(KINDS) as (keyof typeof KINDS)[]).map((kind) => [...names[kind], KINDS[kind]] as const);
+  it.each(rows)('%s', async (_name, numRuns, kind) => {
+    await fc.assert(
+      fc.asyncProperty(caseOf(kind), async (c) => {
+        await check(c);
+      }),
+      { numRuns },
+    );
+  });
+}
+
+/**
+ * The two properties of a broken policy, under the names given: the retrying stops at the failure
+ * (expectStoppedAtBreak), and ends with a BackoffPolicyError (expectPolicyErrorOf).
+ */
+function itWhenBroken<C>(
+  brokenCases: fc.Arbitrary<C>,
+  run: (c: C) => BrokenRun | Promise<BrokenRun>,
+  names: { readonly stops: readonly [string, number]; readonly rejects: readonly [string, number] },
+): void {
+  const rows = [
+    [...names.stops, expectStoppedAtBreak],
+    [...names.rejects, expectPolicyErrorOf],
+  ] as const;
+  it.each(rows)('%s', async (_name, numRuns, expectation) => {
+    await fc.assert(
+      fc.asyncProperty(brokenCases, async (c) => {
+        expectation(await run(c));
+      }),
+      { numRuns },
+    );
+  });
+}
+
 describe('retry(): the schedule invariant', () => {
-  it('waits from each attempt’s start: the policy’s k-th bounds and the floor; leaves no timer', async () => {
-    await fc.assert(
-      fc.asyncProperty(retryCase(KINDS.fromStart), async (c) => {
-        expectKept(await runRetry(c));
-      }),
-      { numRuns: 300 },
-    );
-  });
-
-  it('server hints, on instant failures: never before min(hint, maxRetryAfter), never past the bounded hint', async () => {
-    await fc.assert(
-      fc.asyncProperty(retryCase(KINDS.hints), async (c) => {
-        expectKept(await runRetry(c));
-      }),
-      { numRuns: 300 },
-    );
-  });
-
-  it('everything at once: long attempts, hints, successes', async () => {
-    await fc.assert(
-      fc.asyncProperty(retryCase(KINDS.all), async (c) => {
-        expectKept(await runRetry(c));
-      }),
-      { numRuns: 300 },
-    );
-  });
-
-  it('a broken policy ends the call at the failure: no further attempt, never a 0 ms wait, no timer', async () => {
-    await fc.assert(
-      fc.asyncProperty(brokenCase, async (c) => {
-        expectStoppedAtBreak(await runBrokenRetry(c));
-      }),
-      { numRuns: 150 },
-    );
-  });
-
-  it('a broken policy rejects with a BackoffPolicyError whose cause is what the policy threw', async () => {
-    await fc.assert(
-      fc.asyncProperty(brokenCase, async (c) => {
-        expectPolicyErrorOf(await runBrokenRetry(c));
-      }),
-      { numRuns: 100 },
-    );
+  itPerKind(
+    {
+      fromStart: ['waits from each attempt’s start: the policy’s k-th bounds and the floor; leaves no timer', 300],
+      hints: [HINTS, 300],
+      all: ['everything at once: long attempts, hints, successes', 300],
+    },
+    (kind) => retryCase(kind),
+    async (c) => {
+      expectKept(await runRetry(c));
+    },
+  );
+  itWhenBroken(brokenCase, runBrokenRetry, {
+    stops: ['a broken policy ends the call at the failure: no further attempt, never a 0 ms wait, no timer', 150],
+    rejects: ['a broken policy rejects with a BackoffPolicyError whose cause is what the policy threw', 100],
   });
 });
 
 describe('retryBackoff(): the schedule invariant', () => {
-  it('waits from each subscription’s start: the policy’s k-th bounds and the floor; leaves no timer', () => {
-    fc.assert(
-      fc.property(retryCase(KINDS.fromStart, true), fc.boolean(), (c, resetOnSuccess) => {
-        expectKept(runRetryBackoff(c, resetOnSuccess));
-      }),
-      { numRuns: 300 },
-    );
-  });
-
-  it('server hints, on instant failures: never before min(hint, maxRetryAfter), never past the bounded hint', () => {
-    fc.assert(
-      fc.property(retryCase(KINDS.hints, true), fc.boolean(), (c, resetOnSuccess) => {
-        expectKept(runRetryBackoff(c, resetOnSuccess));
-      }),
-      { numRuns: 300 },
-    );
-  });
-
-  it('everything at once: long subscriptions, hints, values', () => {
-    fc.assert(
-      fc.property(retryCase(KINDS.all, true), fc.boolean(), (c, resetOnSuccess) => {
-        expectKept(runRetryBackoff(c, resetOnSuccess));
-      }),
-      { numRuns: 300 },
-    );
-  });
-
-  it('a broken policy ends the stream at the failure: no resubscription, never a 0 ms wait, no timer', () => {
-    fc.assert(
-      fc.property(brokenCase, (c) => {
-        expectStoppedAtBreak(runBrokenRetryBackoff(c));
-      }),
-      { numRuns: 150 },
-    );
-  });
-
-  it('a broken policy errors the stream with a BackoffPolicyError whose cause is what the policy threw', () => {
-    fc.assert(
-      fc.property(brokenCase, (c) => {
-        expectPolicyErrorOf(runBrokenRetryBackoff(c));
-      }),
-      { numRuns: 100 },
-    );
+  itPerKind(
+    {
+      fromStart: ['waits from each subscription’s start: the policy’s k-th bounds and the floor; leaves no timer', 300],
+      hints: [HINTS, 300],
+      all: ['everything at once: long subscriptions, hints, values', 300],
+    },
+    (kind) => fc.tuple(retryCase(kind, true), fc.boolean()),
+    ([c, resetOnSuccess]) => {
+      expectKept(runRetryBackoff(c, resetOnSuccess));
+    },
+  );
+  itWhenBroken(brokenCase, runBrokenRetryBackoff, {
+    stops: ['a broken policy ends the stream at the failure: no resubscription, never a 0 ms wait, no timer', 150],
+    rejects: ['a broken policy errors the stream with a BackoffPolicyError whose cause is what the policy threw', 100],
   });
 });
 
@@ -957,49 +948,26 @@ const brokenFailoverCase = fc.record({
 });
 
 describe('failover(): the schedule invariant, per provider', () => {
-  it('each provider waits from its own last start, and an idle call for the soonest one; no timer left', async () => {
-    await fc.assert(
-      fc.asyncProperty(failoverCase(KINDS.fromStart), async (c) => {
-        expectKept(await runFailover(c));
-      }),
-      { numRuns: 400 },
-    );
-  });
-
-  it('server hints, on instant failures: never before min(hint, maxRetryAfter), never past the bounded hint', async () => {
-    await fc.assert(
-      fc.asyncProperty(failoverCase(KINDS.hints), async (c) => {
-        expectKept(await runFailover(c));
-      }),
-      { numRuns: 350 },
-    );
-  });
-
-  it('everything at once: 1–4 providers, hedging off and on, long attempts, hints, several calls', async () => {
-    await fc.assert(
-      fc.asyncProperty(failoverCase(KINDS.all), async (c) => {
-        expectKept(await runFailover(c));
-      }),
-      { numRuns: 350 },
-    );
-  });
-
-  it('a provider’s broken policy ends the call at the failure: no further attempt, never a 0 ms wait', async () => {
-    await fc.assert(
-      fc.asyncProperty(brokenFailoverCase, async (c) => {
-        expectStoppedAtBreak(await runBrokenFailover(c));
-      }),
-      { numRuns: 150 },
-    );
-  });
-
-  it('a provider’s broken policy rejects the call with a BackoffPolicyError whose cause is what the policy threw', async () => {
-    await fc.assert(
-      fc.asyncProperty(brokenFailoverCase, async (c) => {
-        expectPolicyErrorOf(await runBrokenFailover(c));
-      }),
-      { numRuns: 100 },
-    );
+  itPerKind(
+    {
+      fromStart: [
+        'each provider waits from its own last start, and an idle call for the soonest one; no timer left',
+        400,
+      ],
+      hints: [HINTS, 350],
+      all: ['everything at once: 1–4 providers, hedging off and on, long attempts, hints, several calls', 350],
+    },
+    (kind) => failoverCase(kind),
+    async (c) => {
+      expectKept(await runFailover(c));
+    },
+  );
+  itWhenBroken(brokenFailoverCase, runBrokenFailover, {
+    stops: ['a provider’s broken policy ends the call at the failure: no further attempt, never a 0 ms wait', 150],
+    rejects: [
+      'a provider’s broken policy rejects the call with a BackoffPolicyError whose cause is what the policy threw',
+      100,
+    ],
   });
 });
 
@@ -1244,38 +1212,19 @@ function runJob(c: JobCase, policy: BackoffPolicy = makePolicy(c.policy), script
 }
 
 describe('the BullMQ strategy: the schedule invariant', () => {
-  it('each delay starts the next attempt within the policy’s k-th bounds from processedOn', () => {
-    fc.assert(
-      fc.property(jobCase(KINDS.fromStart), (c) => {
-        const { violations, problems } = runJob(c);
-        expect(problems).toEqual([]);
-        expect(violations).toEqual([]);
-      }),
-      { numRuns: 450 },
-    );
-  });
-
-  it('server hints, on instant failures: never before min(hint, maxRetryAfter), never past the bounded hint', () => {
-    fc.assert(
-      fc.property(jobCase(KINDS.hints), (c) => {
-        const { violations, problems } = runJob(c);
-        expect(problems).toEqual([]);
-        expect(violations).toEqual([]);
-      }),
-      { numRuns: 450 },
-    );
-  });
-
-  it('everything at once: long attempts, hints, RetryAfterErrors', () => {
-    fc.assert(
-      fc.property(jobCase(KINDS.all), (c) => {
-        const { violations, problems } = runJob(c);
-        expect(problems).toEqual([]);
-        expect(violations).toEqual([]);
-      }),
-      { numRuns: 450 },
-    );
-  });
+  itPerKind(
+    {
+      fromStart: ['each delay starts the next attempt within the policy’s k-th bounds from processedOn', 450],
+      hints: [HINTS, 450],
+      all: ['everything at once: long attempts, hints, RetryAfterErrors', 450],
+    },
+    (kind) => jobCase(kind),
+    (c) => {
+      const { violations, problems } = runJob(c);
+      expect(problems).toEqual([]);
+      expect(violations).toEqual([]);
+    },
+  );
 
   it('a broken policy fails the job (−1) at once: never a throw, a 0 ms wait or a long one', () => {
     fc.assert(

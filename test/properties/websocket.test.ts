@@ -20,9 +20,8 @@
  * ReconnectingWebSocket = 630.
  */
 import fc from 'fast-check';
-import type { Subscription } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { ConnectionManager, grpcBackoff, markGracefulEnd, retryAfter } from '../../src/index.js';
+import { grpcBackoff, markGracefulEnd, retryAfter } from '../../src/index.js';
 import { type VirtualClock, createVirtualClock } from '../../src/testing/index.js';
 import {
   ReconnectingWebSocket,
@@ -39,79 +38,49 @@ import {
   scheduleViolations,
 } from '../support/connection-schedule.js';
 import { FakeEnvironment, FakeSocket } from '../support/websocket/fake-websocket.js';
+import type { ManagerSpec, PolicySpec, RandomSpec } from './support/generated.js';
 import {
-  HUGE_HINT,
-  type Hint,
   MAX_ATTEMPTS,
-  type ManagerSpec,
-  type PolicySpec,
-  type RandomSpec,
-  hint,
-  latency,
   managerSpec,
   policyOf,
   policySpec,
   randomOf,
   randomSpec,
   runUntilQuiet,
-  uptime,
 } from './support/generated.js';
+import type { At, BlackHole, ServedAttempt, Up } from './support/servers.js';
+import { HUGE_HINT, blackHole, latency, nthBehaviour, playUp, up, uptime } from './support/servers.js';
+import { runManager } from './support/run-manager.js';
 
 type CloseCode = 1000 | 1001 | 1006 | 1012 | 1013;
 
 /** What the server does with one connection. */
-type Behaviour =
-  | { readonly kind: 'refuse'; readonly after: number }
-  | { readonly kind: 'black-hole' }
-  | {
-      readonly kind: 'up';
-      readonly after: number;
-      readonly uptime: number;
-      readonly code: CloseCode;
-      readonly hint: Hint | undefined;
-    };
+type Behaviour = { readonly kind: 'refuse'; readonly after: number } | BlackHole | Up<'code', CloseCode>;
 
 const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
   fc.record({ kind: fc.constant('refuse' as const), after: latency }),
-  fc.constant({ kind: 'black-hole' as const }),
-  fc.record({
-    kind: fc.constant('up' as const),
-    after: latency,
-    uptime,
-    code: fc.constantFrom<CloseCode>(1000, 1001, 1006, 1012, 1013),
-    hint: fc.option(hint, { nil: undefined }),
-  }),
+  blackHole,
+  up('code', fc.constantFrom<CloseCode>(1000, 1001, 1006, 1012, 1013)),
 );
 
 const servers = fc.array(behaviour, { minLength: 1, maxLength: 6 });
 
-interface Recorded {
-  readonly start: number;
-  readyAt?: number;
-  end?: AttemptEnd;
-  open: boolean;
-  readonly timers: Subscription[];
-}
-
 /** A fake WebSocket server on `clock`: a WebSocket class whose sockets do what `behaviours` say, in turn. */
 function fakeServer(clock: VirtualClock, behaviours: readonly Behaviour[]) {
-  const attempts: Recorded[] = [];
+  const attempts: ServedAttempt[] = [];
   let mostOpen = 0;
   const state = { stopping: false };
   const openNow = () => attempts.filter((a) => a.open).length;
 
-  const accept = (socket: FakeSocket): Recorded => {
+  const accept = (socket: FakeSocket): ServedAttempt => {
     mostOpen = Math.max(mostOpen, openNow() + 1);
-    const record: Recorded = { start: clock.now(), open: true, timers: [] };
-    // Past MAX_ATTEMPTS the server stops answering, so that even a schedule with no floor ends.
-    const b: Behaviour =
-      attempts.length >= MAX_ATTEMPTS
-        ? { kind: 'black-hole' }
-        : (behaviours[attempts.length % behaviours.length] ?? { kind: 'black-hole' });
+    const record: ServedAttempt = { start: clock.now(), open: true, timers: [] };
+    const b = nthBehaviour<Behaviour>(behaviours, attempts.length, { kind: 'black-hole' });
     attempts.push(record);
-    const at = (delay: number, act: () => void) => {
+    const at: At = (delay, act) => {
       record.timers.push(clock.scheduler.schedule(act, delay));
     };
+    const timeline = { at, now: () => clock.now() };
     const serverEnds = (end: AttemptEnd, act: () => void) => {
       if (!record.open) return;
       record.end ??= end;
@@ -125,14 +94,15 @@ function fakeServer(clock: VirtualClock, behaviours: readonly Behaviour[]) {
         });
       });
     } else if (b.kind === 'up') {
-      at(b.after, () => {
-        record.readyAt = clock.now();
-        socket.open();
-        at(b.uptime, () => {
+      playUp(b, record, timeline, {
+        ready: () => {
+          socket.open();
+        },
+        ends: (readyAt) => {
           const directs = SERVER_BACKOFF_CLOSE_CODES.includes(b.code);
           const end: AttemptEnd = {
             kind: 'lost',
-            readyAt: record.readyAt ?? 0,
+            readyAt,
             at: clock.now(),
             graceful: b.code === 1000 || b.code === 1001,
             hint: directs ? b.hint?.value : undefined,
@@ -141,13 +111,13 @@ function fakeServer(clock: VirtualClock, behaviours: readonly Behaviour[]) {
             if (b.code === 1006) socket.fail();
             else socket.finish(b.code, b.hint?.text ?? '', true);
           });
-        });
+        },
       });
     }
     return record;
   };
 
-  const clientClosed = (socket: FakeSocket, record: Recorded): void => {
+  const clientClosed = (socket: FakeSocket, record: ServedAttempt): void => {
     if (record.open) {
       record.open = false;
       for (const timer of record.timers) timer.unsubscribe();
@@ -164,7 +134,7 @@ function fakeServer(clock: VirtualClock, behaviours: readonly Behaviour[]) {
   };
 
   class ServerSocket extends FakeSocket {
-    readonly #record: Recorded;
+    readonly #record: ServedAttempt;
 
     constructor(url: string, protocols?: string | string[]) {
       super(url, protocols);
@@ -220,29 +190,22 @@ function runConnector(
 ): string[] {
   const clock = createVirtualClock();
   const server = fakeServer(clock, behaviours);
-  const backoff = policyOf(policy);
-  const rules: ScheduleRules = { backoff, ...options };
-  const { attemptSpacing, ...rest } = options;
-  const manager = new ConnectionManager({
+  const rules = runManager({
+    clock,
     connector: createWebSocketConnector({
       url: 'ws://server.test/',
       protocols: undefined,
       WebSocket: server.WebSocket,
       hooks,
     }),
-    backoff,
-    scheduler: clock.scheduler,
-    random: randomOf(random),
-    ...rest,
-    ...(attemptSpacing === undefined ? {} : { attemptSpacing }),
+    backoff: policyOf(policy),
+    options,
+    random,
+    done: () => server.attempts.length >= MAX_ATTEMPTS,
+    stopping: () => {
+      server.state.stopping = true;
+    },
   });
-  try {
-    manager.connect();
-    runUntilQuiet(clock, longestAllowedWait(rules) + 1000, () => server.attempts.length >= MAX_ATTEMPTS);
-  } finally {
-    server.state.stopping = true;
-    manager.shutdown();
-  }
   const end = clock.now();
   clock.advanceBy(0);
   return problemsOf(clock, server, end, rules);

@@ -10,6 +10,8 @@ const entry: TraceEntry = {
   to: 'TRANSIENT_FAILURE',
   detail: 'refused',
 };
+/** The line debug writes for `entry`. */
+const LINE = 'redialer/websocket CONNECTING -> TRANSIENT_FAILURE (attempt-failed): refused';
 
 describe('traceOf', () => {
   it('without debug, is the trace option itself (or nothing)', () => {
@@ -26,17 +28,14 @@ describe('traceOf', () => {
       debugLogger: (line) => calls.push(String(line)),
     });
     traced?.(entry);
-    expect(calls).toEqual([
-      'trace attempt-failed',
-      'redialer/websocket CONNECTING -> TRANSIENT_FAILURE (attempt-failed): refused',
-    ]);
+    expect(calls).toEqual(['trace attempt-failed', LINE]);
   });
 
   it('with debug and no debugLogger, writes to console.log', () => {
     const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
     try {
       traceOf({ trace: undefined, debug: true, debugLogger: undefined })?.(entry);
-      expect(log).toHaveBeenCalledWith('redialer/websocket CONNECTING -> TRANSIENT_FAILURE (attempt-failed): refused');
+      expect(log).toHaveBeenCalledWith(LINE);
     } finally {
       log.mockRestore();
     }

@@ -1,7 +1,8 @@
 /**
- * What the schedule properties generate — backoff policies, manager options, random sources, server
- * hints — as plain records that print readably in a counterexample, with the functions that build
+ * What the schedule properties generate for the client — backoff policies, manager options, random
+ * sources — as plain records that print readably in a counterexample, with the functions that build
  * the real values from them; and the loop that runs a virtual clock until the component is quiet.
+ * What the generated servers do is in servers.ts.
  */
 import fc from 'fast-check';
 import {
@@ -64,33 +65,42 @@ const initial = fc.oneof(
   { weight: 6, arbitrary: fc.integer({ min: 1, max: 5000 }) },
 );
 const cap = (low: number) => fc.integer({ min: low, max: Math.max(low, 30_000) });
+/** A first wait and a cap at or above it. */
+const firstAndCap = initial.chain((first) => fc.tuple(fc.constant(first), cap(first)));
+/** A growth factor: the policy's default, or any in [1, 3]. */
+const factor = (usual: number) => fc.oneof(fc.constant(usual), fc.double({ min: 1, max: 3, noNaN: true }));
 
 /** Any built-in policy: grpcBackoff (any initialBackoff, maxBackoff, jitter), exponentialBackoff, constantBackoff. */
 export const policySpec: fc.Arbitrary<PolicySpec> = fc.oneof(
   {
     weight: 3,
-    arbitrary: initial.chain((initialBackoff) =>
-      fc.record({
-        kind: fc.constant('grpc' as const),
-        initialBackoff: fc.constant(initialBackoff),
-        maxBackoff: cap(initialBackoff),
-        multiplier: fc.oneof(fc.constant(1.6), fc.double({ min: 1, max: 3, noNaN: true })),
-        jitter: fc.oneof(fc.constant(0.2), fc.constant(0), fc.constant(1), fc.double({ min: 0, max: 1, noNaN: true })),
-        jitterMode: fc.constantFrom(...GRPC_JITTER_MODES),
-      }),
-    ),
+    arbitrary: fc
+      .tuple(
+        firstAndCap,
+        factor(1.6),
+        fc.oneof(fc.constant(0.2), fc.constant(0), fc.constant(1), fc.double({ min: 0, max: 1, noNaN: true })),
+        fc.constantFrom(...GRPC_JITTER_MODES),
+      )
+      .map(([[initialBackoff, maxBackoff], multiplier, jitter, jitterMode]): PolicySpec => ({
+        kind: 'grpc',
+        initialBackoff,
+        maxBackoff,
+        multiplier,
+        jitter,
+        jitterMode,
+      })),
   },
   {
     weight: 1,
-    arbitrary: initial.chain((initialDelay) =>
-      fc.record({
-        kind: fc.constant('exponential' as const),
-        initialDelay: fc.constant(initialDelay),
-        maxDelay: cap(initialDelay),
-        multiplier: fc.oneof(fc.constant(2), fc.double({ min: 1, max: 3, noNaN: true })),
-        jitter: fc.constantFrom(...JITTER_KINDS),
-      }),
-    ),
+    arbitrary: fc
+      .tuple(firstAndCap, factor(2), fc.constantFrom(...JITTER_KINDS))
+      .map(([[initialDelay, maxDelay], multiplier, jitter]): PolicySpec => ({
+        kind: 'exponential',
+        initialDelay,
+        maxDelay,
+        multiplier,
+        jitter,
+      })),
   },
   {
     weight: 1,
@@ -132,39 +142,6 @@ export const managerSpec: fc.Arbitrary<ManagerSpec> = fc.record({
   ),
   minConnectTimeout: fc.oneof(fc.constant(20_000), fc.integer({ min: 50, max: 5000 })),
 });
-
-/** A server's hint on when to come back: the value it means (for the checker) and how it is written. */
-export interface Hint {
-  /** ms; 0, negative, NaN and strings ask for nothing. */
-  readonly value: number | string;
-  /** As a close reason or GOAWAY debug data reads it (parseCloseReasonDelay's format). */
-  readonly text: string;
-}
-
-export const hint: fc.Arbitrary<Hint> = fc.oneof(
-  fc.constantFrom<Hint>(
-    { value: 0, text: 'retry-after=0' },
-    { value: -5000, text: 'retry-after=-5' },
-    { value: Number.NaN, text: 'retry-after=NaN' },
-    { value: 'soon', text: 'retry-after=soon' },
-    { value: 1e30, text: `retry-after=1${'0'.repeat(30)}ms` },
-  ),
-  fc.integer({ min: 1, max: 200_000 }).map((ms) => ({ value: ms, text: `retry-after=${String(ms)}ms` })),
-  fc.integer({ min: 1, max: 200 }).map((s) => ({ value: s * 1000, text: `retry-after=${String(s)}` })),
-);
-
-/** The hint of 1e30 ms (issue 29: a client parked for 24.8 days). */
-export const HUGE_HINT: Hint = { value: 1e30, text: `retry-after=1${'0'.repeat(30)}ms` };
-
-/** How long a server takes to answer an attempt, ms. */
-export const latency = fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 50 }));
-
-/** How long a connection stays up: at once, under and over any minUptime. */
-export const uptime = fc.oneof(
-  fc.constant(0),
-  fc.integer({ min: 0, max: 2000 }),
-  fc.integer({ min: 5000, max: 12_000 }),
-);
 
 /**
  * Runs `clock` timer by timer until `done()`, or until nothing is due within `quiet` ms (it then

@@ -180,6 +180,18 @@ export function optionalScheduler(name: string, value: unknown, fallback: Schedu
   return value as SchedulerLike;
 }
 
+/**
+ * A `scheduler` option where null, like undefined, gives `fallback`: the result if it has schedule()
+ * and now() (an object or a function), else a TypeError saying it must be an RxJS scheduler.
+ */
+export function schedulerOption(value: unknown, fallback: SchedulerLike): SchedulerLike {
+  const scheduler = (value ?? fallback) as { readonly schedule?: unknown; readonly now?: unknown };
+  if (typeof scheduler.schedule !== 'function' || typeof scheduler.now !== 'function') {
+    throw new TypeError(`redialer: option "scheduler" must be an RxJS scheduler, got ${describe(scheduler)}`);
+  }
+  return scheduler as SchedulerLike;
+}
+
 /** Like {@link optionalScheduler}, for options that only read the time: `value` needs only now(). */
 export function optionalClock(name: string, value: unknown, fallback: Clock): Clock {
   if (value === undefined) return fallback;

@@ -74,7 +74,7 @@ function nthStep(policy: BackoffPolicy, n: number, random: RandomSource): Backof
 
 /**
  * The n-th step (1-based) of `policy`: the wait after the n-th consecutive failure. Throws the
- * {@link BackoffPolicyError} of a policy that throws or gives no finite delay.
+ * {@link redialer!BackoffPolicyError} of a policy that throws or gives no finite delay.
  */
 export function nthBackoff(policy: BackoffPolicy, n: number, random: RandomSource): Backoff {
   const step = nthStep(policy, n, random);

@@ -16,7 +16,7 @@ import { readRetryAfter } from '../hints/retry-after.js';
 import type { GiveUpReason } from '../core/retry-error.js';
 import type { DelaySource, RetryEvent } from '../core/retry-event.js';
 import type { ResolvedRetryPolicy } from './retry-options.js';
-import { type GiveUpDecision, giveUpOn, precheckRetry } from './retry-precheck.js';
+import { giveUpOn, precheckRetry } from './retry-precheck.js';
 
 /** Where a retry loop stands after a failed attempt. */
 export interface RetryLoopState {
@@ -58,7 +58,12 @@ export type RetryDecision =
       readonly backoff: Backoff | undefined;
       readonly classification: Classification & { readonly kind: 'transient' };
     }
-  | GiveUpDecision
+  | {
+      readonly type: 'give-up';
+      readonly reason: GiveUpReason;
+      readonly detail: string;
+      readonly classification: Classification & { readonly kind: 'transient' };
+    }
   | { readonly type: 'permanent'; readonly classification: Classification & { readonly kind: 'permanent' } }
   /** The backoff policy threw or gave no finite delay: no retry follows (never a 0 ms one); `error` says why. */
   | { readonly type: 'policy-error'; readonly error: BackoffPolicyError };

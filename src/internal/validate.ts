@@ -17,6 +17,9 @@ export interface NumberBounds {
   readonly integer?: boolean;
 }
 
+/** Bounds of a count option: a whole number from 0, or Infinity for no limit. */
+export const COUNT_BOUNDS: NumberBounds = Object.freeze({ min: 0, integer: true, allowInfinity: true });
+
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'bigint') return `${String(value)}n`;
@@ -110,6 +113,54 @@ export function checkOptionsObject(name: string, value: unknown): Readonly<Recor
   return value as Readonly<Record<string, unknown>>;
 }
 
+/** Returns `value` if it is an object (or `fallback` when undefined), else throws a TypeError. */
+export function optionalObject<T extends object>(name: string, value: unknown, fallback: T): T {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'object' || value === null) {
+    throw new TypeError(`redialer: option "${name}" must be an object, got ${describe(value)}`);
+  }
+  return value as T;
+}
+
+/** Returns `value` if it is an array (of what `items` names), else throws a TypeError. */
+export function checkArray(name: string, value: unknown, items: string): readonly unknown[] {
+  if (!Array.isArray(value)) {
+    throw new TypeError(`redialer: option "${name}" must be an array of ${items}, got ${describe(value)}`);
+  }
+  return value;
+}
+
+/**
+ * An option that plugs in an object (a port): `value` if it has the functions `methods`, `fallback`
+ * when it is undefined; otherwise a TypeError naming the option, the methods and the value.
+ */
+export function optionalPort<T extends object>(
+  name: string,
+  value: unknown,
+  methods: readonly string[],
+  fallback: T,
+): T;
+export function optionalPort<T extends object>(
+  name: string,
+  value: unknown,
+  methods: readonly string[],
+  fallback?: T,
+): T | undefined;
+export function optionalPort<T extends object>(
+  name: string,
+  value: unknown,
+  methods: readonly string[],
+  fallback?: T,
+): T | undefined {
+  if (value === undefined) return fallback;
+  if (!hasMethods(value, methods)) {
+    throw new TypeError(
+      `redialer: option "${name}" must be an object with ${methods.map((m) => `${m}()`).join(', ')}, got ${describe(value)}`,
+    );
+  }
+  return value as T;
+}
+
 export { describe as describeValue };
 
 /** A clock: the part of an RxJS scheduler that only reads the time. */
@@ -127,6 +178,18 @@ export function optionalScheduler(name: string, value: unknown, fallback: Schedu
     );
   }
   return value as SchedulerLike;
+}
+
+/**
+ * A `scheduler` option where null, like undefined, gives `fallback`: the result if it has schedule()
+ * and now() (an object or a function), else a TypeError saying it must be an RxJS scheduler.
+ */
+export function schedulerOption(value: unknown, fallback: SchedulerLike): SchedulerLike {
+  const scheduler = (value ?? fallback) as { readonly schedule?: unknown; readonly now?: unknown };
+  if (typeof scheduler.schedule !== 'function' || typeof scheduler.now !== 'function') {
+    throw new TypeError(`redialer: option "scheduler" must be an RxJS scheduler, got ${describe(scheduler)}`);
+  }
+  return scheduler as SchedulerLike;
 }
 
 /** Like {@link optionalScheduler}, for options that only read the time: `value` needs only now(). */

@@ -11,6 +11,9 @@ import { GRPC_BACKOFF_DEFAULTS, grpcBackoff } from '../../backoff/grpc-backoff.j
 import { CONNECTION_DEFAULTS, type TraceEntry } from '../../core/connection-options.js';
 import type { UnhandledErrorHandler } from '../../internal/report-unhandled-error.js';
 import {
+  COUNT_BOUNDS,
+  type NumberBounds,
+  checkArray,
   checkNumber,
   checkOptionsObject,
   describeValue,
@@ -18,6 +21,7 @@ import {
   optionalChoice,
   optionalFunction,
   optionalNumber,
+  optionalObject,
   optionalScheduler,
 } from '../../internal/validate.js';
 import { DEFAULT_PERMANENT_CLOSE_CODES } from './close-policy.js';
@@ -254,16 +258,16 @@ function resolveShouldReconnect(raw: Record<string, unknown>): ((event: CloseEve
 
 function resolveCodes(value: unknown): readonly number[] {
   if (value === undefined) return DEFAULT_PERMANENT_CLOSE_CODES;
-  if (!Array.isArray(value)) {
-    throw new TypeError(
-      `redialer: option "permanentCloseCodes" must be an array of close codes, got ${describeValue(value)}`,
-    );
-  }
   return Object.freeze(
-    value.map((code: unknown, i) =>
+    checkArray('permanentCloseCodes', value, 'close codes').map((code, i) =>
       checkNumber(`permanentCloseCodes[${String(i)}]`, code, { min: 1000, max: 4999, integer: true }),
     ),
   );
+}
+
+/** The bounds of every time option, in ms (the shortest is 0 unless given). */
+function delayBounds(min = 0): NumberBounds {
+  return { min, max: MAX_DELAY_MS };
 }
 
 /** Validates `options` and fills in defaults; throws a TypeError or RangeError naming the bad option. */
@@ -272,27 +276,18 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
   const d = WEBSOCKET_DEFAULTS;
   // As in reconnecting-websocket, a lone maxReconnectionDelay caps every wait: the default minimum
   // follows it down.
-  const givenMax = optionalNumber('maxReconnectionDelay', raw['maxReconnectionDelay'], Infinity, {
-    min: 0,
-    max: MAX_DELAY_MS,
-  });
+  const givenMax = optionalNumber('maxReconnectionDelay', raw['maxReconnectionDelay'], Infinity, delayBounds());
   const minDelay = optionalNumber(
     'minReconnectionDelay',
     raw['minReconnectionDelay'],
     Math.min(d.minReconnectionDelay, givenMax),
-    {
-      min: 0,
-      max: MAX_DELAY_MS,
-    },
+    delayBounds(),
   );
   const maxDelay = optionalNumber(
     'maxReconnectionDelay',
     raw['maxReconnectionDelay'],
     Math.max(d.maxReconnectionDelay, minDelay),
-    {
-      min: minDelay,
-      max: MAX_DELAY_MS,
-    },
+    delayBounds(minDelay),
   );
   const multiplier = optionalNumber(
     'reconnectionDelayGrowFactor',
@@ -305,32 +300,29 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
     max: 1,
   });
   const scheduler = optionalScheduler('scheduler', raw['scheduler'], asyncScheduler);
-  const environment: unknown = raw['environment'] ?? globalThis;
-  if (typeof environment !== 'object' || environment === null) {
-    throw new TypeError(`redialer: option "environment" must be an object, got ${describeValue(environment)}`);
-  }
+  // null, as undefined, means this runtime's globals.
+  const environment = optionalObject<EnvironmentLike>('environment', raw['environment'] ?? globalThis, globalThis);
   return {
     WebSocket: resolveWebSocketClass(raw['WebSocket']),
     backoff: grpcBackoff({ initialBackoff: minDelay, maxBackoff: maxDelay, multiplier, jitter }),
     minDelay,
-    minUptime: optionalNumber('minUptime', raw['minUptime'], d.minUptime, { min: 0, max: MAX_DELAY_MS }),
+    minUptime: optionalNumber('minUptime', raw['minUptime'], d.minUptime, delayBounds()),
     backoffAfterLoss: optionalBoolean('backoffAfterLoss', raw['backoffAfterLoss'], true),
-    connectionTimeout: optionalNumber('connectionTimeout', raw['connectionTimeout'], d.connectionTimeout, {
-      min: 0,
-      max: MAX_DELAY_MS,
-    }),
-    maxRetries: optionalNumber('maxRetries', raw['maxRetries'], d.maxRetries, {
-      min: 0,
-      integer: true,
-      allowInfinity: true,
-    }),
+    connectionTimeout: optionalNumber(
+      'connectionTimeout',
+      raw['connectionTimeout'],
+      d.connectionTimeout,
+      delayBounds(),
+    ),
+    maxRetries: optionalNumber('maxRetries', raw['maxRetries'], d.maxRetries, COUNT_BOUNDS),
     serverHints: optionalChoice('serverHints', raw['serverHints'], SERVER_HINT_MODES, 'at-least'),
-    maxRetryAfter: optionalNumber('maxRetryAfter', raw['maxRetryAfter'], maxDelay, { min: 0, max: MAX_DELAY_MS }),
-    maxEnqueuedMessages: optionalNumber('maxEnqueuedMessages', raw['maxEnqueuedMessages'], d.maxEnqueuedMessages, {
-      min: 0,
-      integer: true,
-      allowInfinity: true,
-    }),
+    maxRetryAfter: optionalNumber('maxRetryAfter', raw['maxRetryAfter'], maxDelay, delayBounds()),
+    maxEnqueuedMessages: optionalNumber(
+      'maxEnqueuedMessages',
+      raw['maxEnqueuedMessages'],
+      d.maxEnqueuedMessages,
+      COUNT_BOUNDS,
+    ),
     maxEnqueuedBytes: optionalNumber('maxEnqueuedBytes', raw['maxEnqueuedBytes'], d.maxEnqueuedBytes, {
       min: 0,
       allowInfinity: true,
@@ -353,15 +345,12 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
       },
     ),
     heartbeat: resolveHeartbeat(raw['heartbeat']),
-    environment: environment,
+    environment,
     scheduler,
     random: optionalFunction('random', raw['random'], Math.random),
     trace: optionalFunction('trace', raw['trace']),
     // Checked as the connection manager checks them (connection-options.ts), which checks them again.
-    reconnectSpread: optionalNumber('reconnectSpread', raw['reconnectSpread'], d.reconnectSpread, {
-      min: 0,
-      max: MAX_DELAY_MS,
-    }),
+    reconnectSpread: optionalNumber('reconnectSpread', raw['reconnectSpread'], d.reconnectSpread, delayBounds()),
     attemptSpacing: resolveAttemptSpacing('attemptSpacing', raw['attemptSpacing']),
     onUnhandledError: optionalFunction('onUnhandledError', raw['onUnhandledError']),
   };

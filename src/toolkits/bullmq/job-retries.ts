@@ -25,6 +25,7 @@ import {
   classify as defaultClassify,
 } from '../retry/index.js';
 import { IDEMPOTENCY_KINDS } from '../retry/classification/idempotency.js';
+import { retryEventOf } from '../retry/policy/retry-decision.js';
 import { type UnhandledErrorHandler, reportUnhandledError, runGuarded } from '../../internal/report-unhandled-error.js';
 import {
   checkOptionsObject,
@@ -284,26 +285,15 @@ export function jobRetries<T = unknown>(options: JobRetriesOptions<T> = {}): Job
       now: now(),
       budgetAllows: budget?.canRetry() ?? true,
     });
+    emit(metrics, retryEventOf(decision, attempt, error));
     switch (decision.type) {
       case 'policy-error':
         // A broken backoff policy is not retried on: the job fails with the policy's error.
-        emit(metrics, { type: 'permanent', attempt, reason: decision.error.message, error: decision.error });
         return failNow(decision.error, job);
       case 'permanent':
-        emit(metrics, { type: 'permanent', attempt, reason: decision.classification.reason, error });
-        return failNow(error, job);
       case 'give-up':
-        emit(metrics, { type: 'give-up', attempt, reason: decision.reason, error });
         return failNow(error, job);
       case 'retry':
-        emit(metrics, {
-          type: 'retry',
-          attempt,
-          delay: decision.delay,
-          source: decision.source,
-          reason: decision.classification.reason,
-          error,
-        });
         if (typeof error === 'object' && error !== null) decided.set(error, decision.delay);
         // Charged now, not when the delayed job runs: otherwise every failure in the meantime would
         // see the same allowance, and a busy worker would overspend the budget.

@@ -9,7 +9,6 @@
 import { type Backoff, type BackoffPolicy, type RandomSource, clampDelay } from '../../backoff/backoff.js';
 import { type BackoffStep, stepBackoff } from '../../backoff/backoff-step.js';
 import { boundHint, hintedDelay } from '../../backoff/server-hint.js';
-import type { BackoffPolicyError } from '../../errors/backoff-policy-error.js';
 import { isRetryAfterError, retryAfterDelayOf } from '../../errors/retry-after-error.js';
 import {
   type Classification,
@@ -19,8 +18,8 @@ import {
   type Idempotency,
   transient,
 } from '../retry/index.js';
-import { serverHint } from '../retry/policy/retry-decision.js';
-import { precheckRetry } from '../retry/policy/retry-precheck.js';
+import { type RetryDecision, serverHint } from '../retry/policy/retry-decision.js';
+import { giveUpOn, precheckRetry } from '../retry/policy/retry-precheck.js';
 
 /** The policy a job retry follows, validated. */
 export interface JobRetryPolicy {
@@ -55,25 +54,13 @@ export interface JobAttemptFacts {
   readonly startedAt?: number | undefined;
 }
 
-/** The outcome of {@link decideJobRetry}. */
+/**
+ * The outcome of {@link decideJobRetry}: a `RetryDecision` whose retry carries no backoff state (the
+ * next attempt's wait is computed from its number alone).
+ */
 export type JobRetryDecision =
-  | {
-      readonly type: 'retry';
-      /** The wait before the next attempt, in ms. */
-      readonly delay: number;
-      /** What set the wait: the backoff, or a server hint that asked for longer. */
-      readonly source: DelaySource;
-      readonly classification: Classification & { readonly kind: 'transient' };
-    }
-  | {
-      readonly type: 'give-up';
-      readonly reason: GiveUpReason;
-      readonly detail: string;
-      readonly classification: Classification & { readonly kind: 'transient' };
-    }
-  | { readonly type: 'permanent'; readonly classification: Classification & { readonly kind: 'permanent' } }
-  /** The backoff policy threw or gave no finite delay: the job is not retried; `error` says why. */
-  | { readonly type: 'policy-error'; readonly error: BackoffPolicyError };
+  | Exclude<RetryDecision, { readonly type: 'retry' }>
+  | Omit<Extract<RetryDecision, { readonly type: 'retry' }>, 'backoff'>;
 
 /** Backoff steps replayed at most; far beyond any useful attempt count, and bounded so a huge `attempts` stays cheap. */
 const MAX_REPLAYED_STEPS = 10_000;
@@ -87,7 +74,7 @@ function nthStep(policy: BackoffPolicy, n: number, random: RandomSource): Backof
 
 /**
  * The n-th step (1-based) of `policy`: the wait after the n-th consecutive failure. Throws the
- * {@link BackoffPolicyError} of a policy that throws or gives no finite delay.
+ * {@link redialer!BackoffPolicyError} of a policy that throws or gives no finite delay.
  */
 export function nthBackoff(policy: BackoffPolicy, n: number, random: RandomSource): Backoff {
   const step = nthStep(policy, n, random);
@@ -132,20 +119,14 @@ export function decideJobRetry(
   policy: JobRetryPolicy,
   env: { readonly now: number; readonly budgetAllows: boolean },
 ): JobRetryDecision {
-  const pre = precheckRetry(classification, { ...job, subject: 'job' }, () =>
+  const left = job.createdAt + policy.totalTimeout - env.now;
+  const pre = precheckRetry(classification, { ...job, subject: 'job', left, budgetAllows: env.budgetAllows }, () =>
     policy.serverHints ? hintOf(error, env.now) : undefined,
   );
   if (pre.type !== 'go-on') return pre;
   const { hint } = pre;
-  const giveUp = (reason: GiveUpReason, detail: string): JobRetryDecision => ({
-    type: 'give-up',
-    reason,
-    detail,
-    classification: pre.classification,
-  });
-  const left = job.createdAt + policy.totalTimeout - env.now;
-  if (left <= 0) return giveUp('deadline', `the job's deadline passed (${classification.reason})`);
-  if (!env.budgetAllows) return giveUp('throttled', `the retry budget refused a retry (${classification.reason})`);
+  const giveUp = (reason: GiveUpReason, detail: string): JobRetryDecision =>
+    giveUpOn(pre.classification, reason, detail);
 
   const step = nthStep(policy.backoff, job.attempt, policy.random);
   if (!step.ok) return { type: 'policy-error', error: step.error };

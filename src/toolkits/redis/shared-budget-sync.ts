@@ -77,21 +77,72 @@ export interface SharedRetryBudget extends RetryBudget {
   close(): void;
 }
 
-/** What a budget kind plugs into the engine. */
-export interface SyncPlan<Reply> {
-  readonly script: LuaScript;
-  readonly keys: readonly string[];
+/**
+ * This process's counts that the fleet's, as of the last sync, do not include yet: the ones not sent
+ * and the ones on their way. The decisions read `local`; each sync takes what is unsent.
+ */
+export interface PendingCounts<K extends string> {
+  /** The counts the fleet's do not include yet (unsent or in flight). */
+  readonly local: Readonly<Record<K, number>>;
+  /** Counts one more `name` (or `by` more). */
+  add(name: K, by?: number): void;
   /**
-   * Takes the counts not yet sent: the script's arguments after the member id, and `settle()`, called
-   * once the sync is over (applied or lost), after which the decisions stop counting them as local.
+   * Takes the counts not yet sent, and `settle()`, called once their sync is over (applied or lost),
+   * after which `local` stops counting them.
    */
-  takeBatch(): { readonly args: readonly (string | number)[]; settle(): void };
-  /** Parses the script's reply; throws on a malformed one. */
-  parse(raw: unknown): Reply;
-  /** Adopts the fleet's counts. */
-  apply(reply: Reply): void;
-  /** How many members the reply counts. */
-  members(reply: Reply): number;
+  take(): { readonly batch: Readonly<Record<K, number>>; readonly settle: () => void };
+}
+
+/** Counts named `names`, all zero, kept as {@link PendingCounts}. */
+export function pendingCounts<K extends string>(names: readonly K[]): PendingCounts<K> {
+  const zero = (): Record<K, number> => Object.fromEntries(names.map((name) => [name, 0])) as Record<K, number>;
+  let unsent = zero();
+  let local = zero();
+  return {
+    get local() {
+      return local;
+    },
+    add(name, by = 1) {
+      unsent = { ...unsent, [name]: unsent[name] + by };
+      local = { ...local, [name]: local[name] + by };
+    },
+    take() {
+      const batch = unsent;
+      unsent = zero();
+      return {
+        batch,
+        settle: () => {
+          const left = { ...local };
+          for (const name of names) left[name] -= batch[name];
+          local = left;
+        },
+      };
+    },
+  };
+}
+
+/** Checks that a script replied with `length` finite numbers. */
+function checkReply(raw: unknown, length: number): readonly number[] {
+  if (!Array.isArray(raw) || raw.length !== length || !raw.every((v) => typeof v === 'number' && Number.isFinite(v))) {
+    throw new Error(`unexpected reply from the budget script: ${JSON.stringify(raw)}`);
+  }
+  return raw as readonly number[];
+}
+
+/** What a budget kind plugs into the engine. */
+export interface SyncPlan<K extends string, Reply extends { readonly members: number }> {
+  /** The script; its keys are the budget's state and members ({@link budgetKeys}). */
+  readonly script: LuaScript;
+  /** The counts each sync sends; settled once the sync is over (applied or lost). */
+  readonly pending: PendingCounts<K>;
+  /** The script's arguments after the member id, for the counts a sync sends. */
+  args(batch: Readonly<Record<K, number>>): readonly (string | number)[];
+  /** How many numbers the script replies with; any other reply fails the sync. */
+  readonly replyLength: number;
+  /** Reads the script's reply (`replyLength` finite numbers); `members` counts the fleet. */
+  parse(reply: readonly number[]): Reply;
+  /** The fleet's counts until the first sync. */
+  readonly initial: Reply;
 }
 
 /** The validated common options. */
@@ -157,7 +208,7 @@ export function resolveSharedOptions(
 }
 
 /** The Redis keys of a budget: one hash tag, so that a Cluster keeps them on one slot. */
-export function budgetKeys(key: string): { readonly state: string; readonly members: string } {
+function budgetKeys(key: string): { readonly state: string; readonly members: string } {
   return { state: `{${key}}:state`, members: `{${key}}:members` };
 }
 
@@ -167,10 +218,16 @@ class Timeout extends Error {
 
 /**
  * Runs the sync loop of a shared budget: the first sync at once, then one per interval, never two at
- * a time. Returns the budget's link-facing half; the caller adds the decisions.
+ * a time. Returns the budget's link-facing half and the fleet's counts as of the last sync; the
+ * caller adds the decisions.
  */
-export function startSync<Reply>(options: ResolvedSharedOptions, plan: SyncPlan<Reply>): SyncLink {
+export function startSync<K extends string, Reply extends { readonly members: number }>(
+  options: ResolvedSharedOptions,
+  plan: SyncPlan<K, Reply>,
+): SyncLink & { readonly fleet: Reply } {
   const { redis, scheduler } = options;
+  const keys = budgetKeys(options.key);
+  let fleet = plan.initial;
   const subject = new BehaviorSubject<SharedBudgetMode>('local');
   let members = 1;
   let syncs = 0;
@@ -221,7 +278,7 @@ export function startSync<Reply>(options: ResolvedSharedOptions, plan: SyncPlan<
       fail(new Error(`Redis is not ready (status: ${redis.status})`));
       return;
     }
-    const batch = plan.takeBatch();
+    const { batch, settle } = plan.pending.take();
     let cancel: Subscription | undefined;
     try {
       const timeout = new Promise<never>((_resolve, reject) => {
@@ -229,12 +286,15 @@ export function startSync<Reply>(options: ResolvedSharedOptions, plan: SyncPlan<
           reject(new Timeout(`the sync took longer than ${String(options.syncTimeout)} ms`));
         });
       });
-      const raw = await Promise.race([runScript(redis, plan.script, plan.keys, [options.id, ...batch.args]), timeout]);
-      const reply = plan.parse(raw);
-      batch.settle();
+      const raw = await Promise.race([
+        runScript(redis, plan.script, [keys.state, keys.members], [options.id, ...plan.args(batch)]),
+        timeout,
+      ]);
+      const reply = plan.parse(checkReply(raw, plan.replyLength));
+      settle();
       if (closed) return;
-      plan.apply(reply);
-      members = Math.max(1, plan.members(reply));
+      fleet = reply;
+      members = Math.max(1, reply.members);
       syncs += 1;
       lastSyncAt = scheduler.now();
       lastError = undefined;
@@ -242,7 +302,7 @@ export function startSync<Reply>(options: ResolvedSharedOptions, plan: SyncPlan<
       if (subject.value !== 'shared') subject.next('shared');
     } catch (error) {
       // The counts may or may not have reached Redis; dropping them never counts twice.
-      batch.settle();
+      settle();
       if (!closed) fail(error);
     } finally {
       cancel?.unsubscribe();
@@ -268,6 +328,9 @@ export function startSync<Reply>(options: ResolvedSharedOptions, plan: SyncPlan<
   arm(0);
 
   return {
+    get fleet() {
+      return fleet;
+    },
     get mode() {
       return subject.value;
     },

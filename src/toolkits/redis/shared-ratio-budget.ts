@@ -10,7 +10,7 @@ import { RATIO_SYNC } from './budget-scripts.js';
 import {
   type SharedBudgetOptions,
   type SharedRetryBudget,
-  budgetKeys,
+  pendingCounts,
   resolveSharedOptions,
   type SyncLink,
   startSync,
@@ -29,13 +29,6 @@ export interface SharedRatioBudget extends SharedRetryBudget {
   readonly retryRatio: number;
   /** The local budget that decides while Redis is unreachable (it sees every event all along). */
   readonly fallback: RatioBudget;
-}
-
-function parseTriple(raw: unknown): readonly [number, number, number] {
-  if (!Array.isArray(raw) || raw.length !== 3 || !raw.every((v) => typeof v === 'number' && Number.isFinite(v))) {
-    throw new Error(`unexpected reply from the budget script: ${JSON.stringify(raw)}`);
-  }
-  return raw as unknown as readonly [number, number, number];
 }
 
 /**
@@ -61,47 +54,31 @@ export function sharedRatioBudget(options: SharedRatioBudgetOptions): SharedRati
   const minRetries = optionalNumber('minRetries', raw['minRetries'], 10, { min: 0, integer: true });
   const buckets = optionalNumber('buckets', raw['buckets'], 10, { min: 1, max: 1000, integer: true });
   const fallback = ratioBudget({ ratio, window, minRetries, scheduler: shared.scheduler });
-  const keys = budgetKeys(shared.key);
-  // The fleet as of the last sync, and this process's counts that the fleet's do not include yet.
-  let fleet = { attempts: 0, retries: 0, members: 1 };
-  let unsent = { attempts: 0, retries: 0 };
-  let local = { attempts: 0, retries: 0 };
+  // This process's counts that the fleet's, as of the last sync (`link.fleet`), do not include yet.
+  const pending = pendingCounts(['attempts', 'retries']);
 
   const link = startSync(shared, {
     script: RATIO_SYNC,
-    keys: [keys.state, keys.members],
-    takeBatch() {
-      const batch = unsent;
-      unsent = { attempts: 0, retries: 0 };
-      return {
-        args: [batch.attempts, batch.retries, window, buckets, 3 * shared.syncInterval],
-        settle() {
-          local = { attempts: local.attempts - batch.attempts, retries: local.retries - batch.retries };
-        },
-      };
-    },
-    parse(rawReply) {
-      const [attempts, retries, members] = parseTriple(rawReply);
-      return { attempts, retries, members };
-    },
-    apply(reply) {
-      fleet = reply;
-    },
-    members: (reply) => reply.members,
+    pending,
+    args: (batch) => [batch.attempts, batch.retries, window, buckets, 3 * shared.syncInterval],
+    replyLength: 3,
+    parse: ([attempts = 0, retries = 0, members = 0]) => ({ attempts, retries, members }),
+    initial: { attempts: 0, retries: 0, members: 1 },
   });
 
   return withLink<Omit<SharedRatioBudget, keyof SyncLink>>(link, {
     fallback,
     get retryRatio() {
       if (link.mode === 'local') return fallback.retryRatio;
+      const { fleet } = link;
+      const { local } = pending;
       const attempts = fleet.attempts + local.attempts;
       return attempts === 0 ? 0 : (fleet.retries + local.retries) / attempts;
     },
     onAttempt(isRetry) {
       fallback.onAttempt(isRetry);
-      const retry = isRetry ? 1 : 0;
-      unsent = { attempts: unsent.attempts + 1, retries: unsent.retries + retry };
-      local = { attempts: local.attempts + 1, retries: local.retries + retry };
+      pending.add('attempts');
+      if (isRetry) pending.add('retries');
     },
     onSuccess() {
       // The ratio counts attempts, not outcomes.
@@ -111,6 +88,8 @@ export function sharedRatioBudget(options: SharedRatioBudgetOptions): SharedRati
     },
     canRetry() {
       if (link.mode === 'local') return fallback.canRetry();
+      const { fleet } = link;
+      const { local } = pending;
       const allowance = Math.max(0, Math.max(minRetries, ratio * fleet.attempts) - fleet.retries);
       const share = allowance / Math.max(1, fleet.members);
       return local.retries + 1 <= share + ratio * local.attempts;

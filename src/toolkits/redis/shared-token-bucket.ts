@@ -7,7 +7,7 @@ import { TOKEN_BUCKET_SYNC } from './budget-scripts.js';
 import {
   type SharedBudgetOptions,
   type SharedRetryBudget,
-  budgetKeys,
+  pendingCounts,
   resolveSharedOptions,
   type SyncLink,
   startSync,
@@ -48,44 +48,23 @@ export function sharedTokenBucketBudget(options: SharedTokenBucketBudgetOptions)
   });
   const max = Math.round((raw['maxTokens'] as number) * 1000);
   const ratio = Math.floor((raw['tokenRatio'] as number) * 1000 + 1e-6);
-  const keys = budgetKeys(shared.key);
   const idleTtl = Math.max(600_000, 10 * shared.syncInterval);
-  let fleet = { tokens: max, members: 1 };
-  let unsent = { failures: 0, successes: 0 };
-  let local = { failures: 0, successes: 0 };
+  const pending = pendingCounts(['failures', 'successes']);
 
   const link = startSync(shared, {
     script: TOKEN_BUCKET_SYNC,
-    keys: [keys.state, keys.members],
-    takeBatch() {
-      const batch = unsent;
-      unsent = { failures: 0, successes: 0 };
-      return {
-        args: [batch.failures, batch.successes * ratio, max, 3 * shared.syncInterval, idleTtl],
-        settle() {
-          local = { failures: local.failures - batch.failures, successes: local.successes - batch.successes };
-        },
-      };
-    },
-    parse(rawReply) {
-      if (
-        !Array.isArray(rawReply) ||
-        rawReply.length !== 2 ||
-        !rawReply.every((v) => typeof v === 'number' && Number.isFinite(v))
-      ) {
-        throw new Error(`unexpected reply from the budget script: ${JSON.stringify(rawReply)}`);
-      }
-      const [tokens, members] = rawReply as [number, number];
-      return { tokens, members };
-    },
-    apply(reply) {
-      fleet = reply;
-    },
-    members: (reply) => reply.members,
+    pending,
+    args: (batch) => [batch.failures, batch.successes * ratio, max, 3 * shared.syncInterval, idleTtl],
+    replyLength: 2,
+    parse: ([tokens = 0, members = 0]) => ({ tokens, members }),
+    initial: { tokens: max, members: 1 },
   });
 
-  const estimate = (): number =>
-    Math.min(max, Math.max(0, fleet.tokens - 1000 * local.failures + ratio * local.successes));
+  const estimate = (): number => {
+    const { fleet } = link;
+    const { local } = pending;
+    return Math.min(max, Math.max(0, fleet.tokens - 1000 * local.failures + ratio * local.successes));
+  };
 
   return withLink<Omit<SharedTokenBucketBudget, keyof SyncLink>>(link, {
     fallback,
@@ -97,16 +76,16 @@ export function sharedTokenBucketBudget(options: SharedTokenBucketBudgetOptions)
     },
     onSuccess() {
       fallback.onSuccess();
-      unsent = { ...unsent, successes: unsent.successes + 1 };
-      local = { ...local, successes: local.successes + 1 };
+      pending.add('successes');
     },
     onTransientFailure() {
       fallback.onTransientFailure();
-      unsent = { ...unsent, failures: unsent.failures + 1 };
-      local = { ...local, failures: local.failures + 1 };
+      pending.add('failures');
     },
     canRetry() {
       if (link.mode === 'local') return fallback.canRetry();
+      const { fleet } = link;
+      const { local } = pending;
       const headroom = (fleet.tokens - max / 2) / Math.max(1, fleet.members);
       return headroom - 1000 * local.failures + ratio * local.successes > 0;
     },

@@ -12,6 +12,7 @@ import {
   describeValue,
   optionalFunction,
   optionalNumber,
+  schedulerOption,
 } from '../../../internal/validate.js';
 import type { MeterLike } from '../metrics/meter-like.js';
 import type { BreakerStateStore } from './breaker-state-store.js';
@@ -118,13 +119,7 @@ export function resolveBreakerOptions(options: CircuitBreakerOptions): ResolvedB
     );
   }
   const isFailure = optionalFunction<(error: unknown) => boolean>('isFailure', raw['isFailure'], () => true);
-  const scheduler = (raw['scheduler'] ?? asyncScheduler) as SchedulerLike;
-  if (
-    typeof (scheduler as { schedule?: unknown }).schedule !== 'function' ||
-    typeof (scheduler as { now?: unknown }).now !== 'function'
-  ) {
-    throw new TypeError(`redialer: option "scheduler" must be an RxJS scheduler, got ${describeValue(scheduler)}`);
-  }
+  const scheduler = schedulerOption(raw['scheduler'], asyncScheduler);
   const random = optionalFunction<RandomSource>('random', raw['random'], Math.random);
   const store = raw['store'] as BreakerStateStore | undefined;
   if (

@@ -5,7 +5,7 @@
  */
 import type { Backoff } from '../../../backoff/backoff.js';
 import { markRetriesExhausted } from './retries-exhausted.js';
-import { type RetryLoopState, decideRetry } from '../policy/retry-decision.js';
+import { type RetryLoopState, decideRetry, retryEventOf } from '../policy/retry-decision.js';
 import { RetryError } from './retry-error.js';
 import { emit } from './retry-event.js';
 import type { ResolvedRetryPolicy } from '../policy/retry-options.js';
@@ -26,34 +26,16 @@ export function handleFailure(error: unknown, state: RetryLoopState, policy: Res
     now: policy.scheduler.now(),
     budgetAllows: budget?.canRetry() ?? true,
   });
+  emit(metrics, retryEventOf(decision, attempt, error), onUnhandledError);
   switch (decision.type) {
     case 'permanent':
-      emit(metrics, { type: 'permanent', attempt, reason: decision.classification.reason, error }, onUnhandledError);
       return { type: 'throw', error: markRetriesExhausted(error) };
     case 'policy-error':
       // A broken backoff policy ends the loop loudly: the call rejects with it (its cause: what the policy threw).
-      emit(
-        metrics,
-        { type: 'permanent', attempt, reason: decision.error.message, error: decision.error },
-        onUnhandledError,
-      );
       return { type: 'throw', error: decision.error };
     case 'give-up':
-      emit(metrics, { type: 'give-up', attempt, reason: decision.reason, error }, onUnhandledError);
       return { type: 'throw', error: new RetryError(decision.reason, attempt, error, decision.detail) };
     case 'retry':
-      emit(
-        metrics,
-        {
-          type: 'retry',
-          attempt,
-          delay: decision.delay,
-          source: decision.source,
-          reason: decision.classification.reason,
-          error,
-        },
-        onUnhandledError,
-      );
       return { type: 'retry', delay: decision.delay, backoff: decision.backoff };
   }
 }

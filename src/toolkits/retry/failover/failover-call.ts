@@ -12,6 +12,7 @@ import type { Classifier } from '../classification/classify.js';
 import { emit, type RetryEventSink } from '../core/retry-event.js';
 import { AttemptTimeoutError } from '../timeouts/attempt-timeout-error.js';
 import {
+  type AttemptFailureKind,
   type CallEffect,
   type CallEvent,
   type FailoverRules,
@@ -134,7 +135,7 @@ export function runCall<A, T, P extends CallProvider<A, T>>(
 
     const flightOf = (attempt: number): Flight<P> | undefined => flights.get(attempt);
     const isLive = (attempt: number): boolean => !state.settled && state.flights.some((f) => f.attempt === attempt);
-    const fail = (attempt: number, error: unknown, kind: 'failed' | 'timed-out'): void => {
+    const fail = (attempt: number, error: unknown, kind: AttemptFailureKind): void => {
       if (!isLive(attempt)) return;
       dispatch({ type: 'failed', attempt, error, kind, verdict: classify(error) });
     };

@@ -103,6 +103,16 @@ interface Looking {
   readonly providers: readonly ProviderView[];
 }
 
+/** How an attempt failed: it threw (or rejected), or its attempt timeout cut it. */
+export type AttemptFailureKind = 'failed' | 'timed-out';
+
+/** The facts of an attempt's failure, as the events and effects about it carry them. */
+interface AttemptFailure {
+  readonly attempt: number;
+  readonly error: unknown;
+  readonly kind: AttemptFailureKind;
+}
+
 /** Everything that can happen to a call. */
 export type CallEvent<T> =
   | ({ readonly type: 'start' } & Looking)
@@ -114,18 +124,12 @@ export type CallEvent<T> =
   | { readonly type: 'deadline-fired' }
   | { readonly type: 'aborted'; readonly reason: unknown }
   | { readonly type: 'succeeded'; readonly attempt: number; readonly value: T }
-  | {
-      readonly type: 'failed';
-      readonly attempt: number;
-      readonly error: unknown;
-      readonly kind: 'failed' | 'timed-out';
-      readonly verdict: Classification;
-    }
+  | ({ readonly type: 'failed'; readonly verdict: Classification } & AttemptFailure)
   /** The runner has charged a transient failure to its provider (backoff, breaker, budget, health). */
   | ({
       readonly type: 'penalized';
       readonly provider: number;
-      readonly kind: 'failed' | 'timed-out';
+      readonly kind: AttemptFailureKind;
       readonly detail: string;
       readonly error: unknown;
       /** Set when the provider's backoff policy broke: the call stops with it. */
@@ -150,14 +154,8 @@ export type CallEffect<T> =
   /** The attempt has left: stop its timer, it is no longer in flight. */
   | { readonly type: 'leave'; readonly attempt: number }
   | { readonly type: 'reward'; readonly attempt: number }
-  | {
-      readonly type: 'penalize';
-      readonly attempt: number;
-      readonly error: unknown;
-      readonly kind: 'failed' | 'timed-out';
-      /** The classifier's reason, for the note. */
-      readonly reason: string;
-    }
+  /** Charge a transient failure to the attempt's provider; `reason` is the classifier's, for the note. */
+  | ({ readonly type: 'penalize'; readonly reason: string } & AttemptFailure)
   | { readonly type: 'cancel-permit'; readonly attempt: number }
   /** Cut an attempt in flight: cancel its timer and permit, abort its signal with `reason`. */
   | { readonly type: 'end-flight'; readonly attempt: number; readonly reason: unknown }

@@ -19,6 +19,7 @@ import {
   optionalChoice,
   optionalFunction,
   optionalNumber,
+  schedulerOption,
 } from '../../../internal/validate.js';
 import {
   type BreakerPermit,
@@ -235,13 +236,7 @@ export function failover<A, T>(
   if (metrics !== undefined && typeof (metrics as { record?: unknown }).record !== 'function') {
     throw new TypeError(`redialer: option "metrics" must have a record() method, got ${describeValue(metrics)}`);
   }
-  const scheduler = (raw['scheduler'] ?? asyncScheduler) as SchedulerLike;
-  if (
-    typeof (scheduler as { schedule?: unknown }).schedule !== 'function' ||
-    typeof (scheduler as { now?: unknown }).now !== 'function'
-  ) {
-    throw new TypeError(`redialer: option "scheduler" must be an RxJS scheduler, got ${describeValue(scheduler)}`);
-  }
+  const scheduler = schedulerOption(raw['scheduler'], asyncScheduler);
   const random = optionalFunction<RandomSource>('random', raw['random'], Math.random);
   const spacing = resolveAttemptSpacing('attemptSpacing', raw['attemptSpacing']);
   const now = (): number => scheduler.now();

@@ -14,9 +14,9 @@ import { type Classification, grpcCodeOf } from '../classification/classify.js';
 import { type GrpcPushback, readGrpcPushback } from '../hints/grpc-pushback.js';
 import { readRetryAfter } from '../hints/retry-after.js';
 import type { GiveUpReason } from '../core/retry-error.js';
-import type { DelaySource } from '../core/retry-event.js';
+import type { DelaySource, RetryEvent } from '../core/retry-event.js';
 import type { ResolvedRetryPolicy } from './retry-options.js';
-import { precheckRetry } from './retry-precheck.js';
+import { giveUpOn, precheckRetry } from './retry-precheck.js';
 
 /** Where a retry loop stands after a failed attempt. */
 export interface RetryLoopState {
@@ -50,7 +50,9 @@ export interface DecisionEnv {
 export type RetryDecision =
   | {
       readonly type: 'retry';
+      /** The wait before the next attempt, in ms. */
       readonly delay: number;
+      /** What set the wait: the backoff, or a server hint that asked for longer. */
       readonly source: DelaySource;
       /** The backoff state to carry into the next failure. */
       readonly backoff: Backoff | undefined;
@@ -63,8 +65,31 @@ export type RetryDecision =
       readonly classification: Classification & { readonly kind: 'transient' };
     }
   | { readonly type: 'permanent'; readonly classification: Classification & { readonly kind: 'permanent' } }
-  /** The backoff policy threw or gave no finite delay: the loop stops with `error`, never a 0 ms retry. */
+  /** The backoff policy threw or gave no finite delay: no retry follows (never a 0 ms one); `error` says why. */
   | { readonly type: 'policy-error'; readonly error: BackoffPolicyError };
+
+/**
+ * The event a retry loop reports for `decision` on the failure of `attempt` with `error`: a broken
+ * backoff policy is reported as a permanent failure with the policy's error.
+ */
+export function retryEventOf(
+  decision: RetryDecision | Omit<Extract<RetryDecision, { readonly type: 'retry' }>, 'backoff'>,
+  attempt: number,
+  error: unknown,
+): RetryEvent {
+  switch (decision.type) {
+    case 'permanent':
+      return { type: 'permanent', attempt, reason: decision.classification.reason, error };
+    case 'policy-error':
+      return { type: 'permanent', attempt, reason: decision.error.message, error: decision.error };
+    case 'give-up':
+      return { type: 'give-up', attempt, reason: decision.reason, error };
+    case 'retry': {
+      const { delay, source, classification } = decision;
+      return { type: 'retry', attempt, delay, source, reason: classification.reason, error };
+    }
+  }
+}
 
 /** Milliseconds for a message: whole numbers, as timers see them. */
 function ms(value: number): string {
@@ -109,6 +134,7 @@ export function decideRetry(
   policy: ResolvedRetryPolicy,
   env: DecisionEnv,
 ): RetryDecision {
+  const left = state.deadline - env.now;
   const pre = precheckRetry(
     classification,
     {
@@ -117,20 +143,14 @@ export function decideRetry(
       idempotency: policy.idempotency,
       precondition: policy.precondition,
       subject: 'operation',
+      left,
+      budgetAllows: env.budgetAllows,
     },
     () => (policy.serverHints ? serverHint(error, env.now) : undefined),
   );
   if (pre.type !== 'go-on') return pre;
   const { hint } = pre;
-  const giveUp = (reason: GiveUpReason, detail: string): RetryDecision => ({
-    type: 'give-up',
-    reason,
-    detail,
-    classification: pre.classification,
-  });
-  const left = state.deadline - env.now;
-  if (left <= 0) return giveUp('deadline', `the deadline passed (${classification.reason})`);
-  if (!env.budgetAllows) return giveUp('throttled', `the retry budget refused a retry (${classification.reason})`);
+  const giveUp = (reason: GiveUpReason, detail: string): RetryDecision => giveUpOn(pre.classification, reason, detail);
 
   const step = stepBackoff(policy.backoff, state.backoff, policy.random);
   if (!step.ok) return { type: 'policy-error', error: step.error };

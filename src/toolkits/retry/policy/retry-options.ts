@@ -9,11 +9,11 @@ import type { BackoffPolicy, RandomSource } from '../../../backoff/backoff.js';
 import { exponentialBackoff } from '../../../backoff/exponential-backoff.js';
 import {
   checkOptionsObject,
-  describeValue,
   optionalBoolean,
   optionalChoice,
   optionalFunction,
   optionalNumber,
+  optionalPort,
 } from '../../../internal/validate.js';
 import { type Classifier, classify as defaultClassify } from '../classification/classify.js';
 import { IDEMPOTENCY_KINDS, type Idempotency } from '../classification/idempotency.js';
@@ -85,23 +85,8 @@ export interface ResolvedRetryPolicy {
   readonly onUnhandledError: UnhandledErrorHandler | undefined;
 }
 
-function hasMethods(value: unknown, methods: readonly string[]): boolean {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
-  );
-}
-
-function optionalPort(name: string, value: unknown, methods: readonly string[]): object | undefined {
-  if (value === undefined) return undefined;
-  if (!hasMethods(value, methods)) {
-    throw new TypeError(
-      `redialer: option "${name}" must be an object with ${methods.map((m) => `${m}()`).join(', ')}, got ${describeValue(value)}`,
-    );
-  }
-  return value as object;
-}
+/** The functions a `budget` option must have. */
+const BUDGET_METHODS = ['onAttempt', 'onSuccess', 'onTransientFailure', 'canRetry'] as const;
 
 /** Validates `options` and fills in the defaults; every bad option throws naming itself and the value. */
 export function resolveRetryPolicy(options: RetryPolicyOptions, what = 'retry options'): ResolvedRetryPolicy {
@@ -109,17 +94,15 @@ export function resolveRetryPolicy(options: RetryPolicyOptions, what = 'retry op
   return {
     maxAttempts: optionalNumber('maxAttempts', raw['maxAttempts'], 3, { min: 1, integer: true, allowInfinity: true }),
     totalTimeout: optionalNumber('totalTimeout', raw['totalTimeout'], Infinity, { min: 0, allowInfinity: true }),
-    backoff: (optionalPort('backoff', raw['backoff'], ['first']) as BackoffPolicy | undefined) ?? exponentialBackoff(),
+    backoff: optionalPort<BackoffPolicy>('backoff', raw['backoff'], ['first']) ?? exponentialBackoff(),
     classify: optionalFunction<Classifier>('classify', raw['classify'], defaultClassify),
     idempotency: optionalChoice('idempotency', raw['idempotency'], IDEMPOTENCY_KINDS, 'idempotent'),
     precondition: optionalBoolean('precondition', raw['precondition'], false),
     serverHints: optionalBoolean('serverHints', raw['serverHints'], true),
     maxRetryAfter: optionalNumber('maxRetryAfter', raw['maxRetryAfter'], 60_000, { min: 0, allowInfinity: true }),
-    budget: optionalPort('budget', raw['budget'], ['onAttempt', 'onSuccess', 'onTransientFailure', 'canRetry']) as
-      RetryBudget | undefined,
-    metrics: optionalPort('metrics', raw['metrics'], ['record']) as RetryEventSink | undefined,
-    scheduler:
-      (optionalPort('scheduler', raw['scheduler'], ['now', 'schedule']) as SchedulerLike | undefined) ?? asyncScheduler,
+    budget: optionalPort<RetryBudget>('budget', raw['budget'], BUDGET_METHODS),
+    metrics: optionalPort<RetryEventSink>('metrics', raw['metrics'], ['record']),
+    scheduler: optionalPort<SchedulerLike>('scheduler', raw['scheduler'], ['now', 'schedule'], asyncScheduler),
     random: optionalFunction('random', raw['random'], Math.random),
     attemptSpacing: resolveAttemptSpacing('attemptSpacing', raw['attemptSpacing']),
     onUnhandledError: optionalFunction('onUnhandledError', raw['onUnhandledError']),

@@ -85,6 +85,7 @@ export {
   BREAKER_DEFAULTS,
   type CircuitBreaker,
   type CircuitBreakerOptions,
+  type BreakerTraceEntry,
   type BreakerSnapshot,
   type BreakerPermit,
   type BreakerCallContext,

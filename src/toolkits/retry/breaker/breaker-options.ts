@@ -67,6 +67,26 @@ export interface CircuitBreakerOptions {
   readonly meter?: MeterLike;
   /** The instrument name prefix. @defaultValue 'redialer.breaker' */
   readonly prefix?: string;
+  /**
+   * Called after every event that changed the breaker's state or was refused (not for reads of a
+   * state that stayed as it was), with what the decision did in words, as the connection manager's
+   * `trace`. An exception it throws is reported, never thrown into the call.
+   */
+  readonly trace?: (entry: BreakerTraceEntry) => void;
+}
+
+/** One decision of a breaker, for {@link CircuitBreakerOptions.trace}. */
+export interface BreakerTraceEntry {
+  /** Scheduler time of the event. */
+  readonly time: number;
+  /** The event: `acquire`, `succeeded`, `failed`, `break-elapsed`, `tick`, `reset`, … */
+  readonly event: string;
+  /** The state before the event. */
+  readonly from: 'closed' | 'open' | 'half-open';
+  /** The state after it (equal to `from` when it stayed). */
+  readonly to: 'closed' | 'open' | 'half-open';
+  /** What happened, e.g. `closed -> open (3 consecutive failures; a break of 5000 ms)`. */
+  readonly detail: string;
 }
 
 /** The options of {@link CircuitBreakerOptions}, checked, with their defaults. */
@@ -81,6 +101,7 @@ export interface ResolvedBreakerOptions {
   readonly store: BreakerStateStore | undefined;
   readonly meter: MeterLike | undefined;
   readonly prefix: string;
+  readonly trace: ((entry: BreakerTraceEntry) => void) | undefined;
 }
 
 /**
@@ -156,5 +177,6 @@ export function resolveBreakerOptions(options: CircuitBreakerOptions): ResolvedB
     store,
     meter: meter as MeterLike | undefined,
     prefix,
+    trace: raw['trace'] === undefined ? undefined : optionalFunction('trace', raw['trace'], () => undefined),
   };
 }

@@ -27,14 +27,20 @@ import {
   initialBreakerState,
   refusalOf,
 } from './breaker-decision.js';
-import { type CircuitBreakerOptions, type ResolvedBreakerOptions, resolveBreakerOptions } from './breaker-options.js';
+import {
+  type BreakerTraceEntry,
+  type CircuitBreakerOptions,
+  type ResolvedBreakerOptions,
+  resolveBreakerOptions,
+} from './breaker-options.js';
+import { runGuarded } from '../../../internal/report-unhandled-error.js';
 import type { SharedBreakerState } from './breaker-state-store.js';
 import { BrokenCircuitError } from './broken-circuit-error.js';
 import { consecutiveFailures } from './consecutive-failures.js';
 import { failureRatio } from './failure-ratio.js';
 import type { TripStrategy } from './trip-strategy.js';
 
-export { BREAKER_DEFAULTS, type CircuitBreakerOptions } from './breaker-options.js';
+export { BREAKER_DEFAULTS, type BreakerTraceEntry, type CircuitBreakerOptions } from './breaker-options.js';
 export type { BreakerSnapshot } from './breaker-decision.js';
 
 /** One admitted call: report how it ended, exactly once (later reports are ignored). */
@@ -172,9 +178,22 @@ function startBreaker<S>(o: ResolvedBreakerOptions, strategy: TripStrategy<S>): 
    * committed state, and its own effects run at once, before the rest of these.
    */
   const dispatch = (event: BreakerEvent): readonly BreakerEffect[] => {
+    const before = state;
     const transition = decide(state, event, rules);
     state = transition.state;
     for (const effect of transition.effects) run(effect);
+    if (o.trace !== undefined && !(event.type === 'tick' && transition.state === before)) {
+      const entry: BreakerTraceEntry = {
+        time: now(),
+        event: event.type,
+        from: before.snapshot.state,
+        to: transition.state.snapshot.state,
+        detail: transition.detail,
+      };
+      runGuarded(() => {
+        o.trace?.(entry);
+      }, undefined);
+    }
     return transition.effects;
   };
 

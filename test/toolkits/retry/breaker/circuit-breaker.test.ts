@@ -1,9 +1,11 @@
 import fc from 'fast-check';
+import { config } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { exponentialBackoff, isBackoffPolicyError } from '../../../../src/index.js';
 import {
   type BreakerPermit,
   type BreakerSnapshot,
+  type BreakerTraceEntry,
   circuitBreaker,
   isBrokenCircuitError,
   memoryBreakerStore,
@@ -199,7 +201,49 @@ describe('circuitBreaker on virtual time', () => {
     breaker.dispose();
   });
 
+  it('trace: every decision that changed the state or refused a call, in words; a throwing trace is reported', () => {
+    const clock = createVirtualClock();
+    const entries: BreakerTraceEntry[] = [];
+    const breaker = circuitBreaker({
+      consecutiveFailures: 1,
+      breakDuration: 5000,
+      scheduler: clock.scheduler,
+      trace: (entry) => entries.push(entry),
+    });
+    fail(breaker.tryAcquire());
+    expect(breaker.tryAcquire()).toBeUndefined();
+    expect(breaker.snapshot.state).toBe('open'); // a read of a state that stays is not traced
+    clock.advanceBy(5000);
+    breaker.tryAcquire()?.success();
+    expect(entries.map((e) => `${String(e.time)} ${e.event} ${e.from}->${e.to}`)).toEqual([
+      '0 acquire closed->closed',
+      '0 failed closed->open',
+      '0 acquire open->open',
+      '5000 break-elapsed open->half-open',
+      '5000 acquire half-open->half-open',
+      '5000 succeeded half-open->closed',
+    ]);
+    expect(entries[1]?.detail).toMatch(/^closed -> open \(.*; a break of 5000 ms\)$/);
+    expect(entries[2]?.detail).toBe('refused: open until 5000');
+    breaker.dispose();
+    const errors: unknown[] = [];
+    config.onUnhandledError = (error: unknown) => errors.push(error);
+    const throwing = circuitBreaker({
+      trace: () => {
+        throw new Error('trace failed');
+      },
+    });
+    try {
+      expect(() => throwing.tryAcquire()?.success()).not.toThrow();
+    } finally {
+      config.onUnhandledError = null;
+      throwing.dispose();
+    }
+    expect(errors.map((e) => (e as Error).message)).toEqual(['trace failed', 'trace failed']);
+  });
+
   it('rejects bad options by name', () => {
+    expect(() => circuitBreaker({ trace: 'log' as never })).toThrow(/option "trace" must be a function, got "log"/);
     expect(() => circuitBreaker({ failureRatio: 0 })).toThrow(/"failureRatio"/);
     expect(() => circuitBreaker({ consecutiveFailures: 1.5 })).toThrow(/"consecutiveFailures"/);
     expect(() => circuitBreaker({ breakDuration: 'long' as never })).toThrow(/"breakDuration"/);

@@ -7,7 +7,7 @@
  */
 import { expect } from 'vitest';
 import { type KnownDifference, peerSuite } from './peer-suite.js';
-import { clients, refusedUrl, settle, sleep, useGlobalWebSocket } from './peer-support.js';
+import { againstServer, clients, refusedUrl, settle, sleep, useGlobalWebSocket } from './peer-support.js';
 
 const known: Record<string, KnownDifference> = {};
 
@@ -15,18 +15,14 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
   // Edge Cases - BinaryType
   test("should default binaryType to 'blob'", async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { startClosed: true });
     expect(ps.binaryType).toBe('blob');
   });
 
   test('should set binaryType before connection', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { startClosed: true });
     ps.binaryType = 'arraybuffer';
     expect(ps.binaryType).toBe('arraybuffer');
@@ -34,9 +30,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
 
   test('should apply binaryType to WebSocket after connection', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { startClosed: true });
     ps.binaryType = 'arraybuffer';
     await settle(5000, (done) => {
@@ -51,9 +45,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
 
   test('should preserve binaryType across reconnections', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { startClosed: true });
     ps.binaryType = 'arraybuffer';
     await settle(5000, (done) => {
@@ -81,9 +73,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
   // Edge Cases - Message Queue
   test('should queue messages up to maxEnqueuedMessages', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { maxEnqueuedMessages: 3, startClosed: true });
     ps.send('message1');
     ps.send('message2');
@@ -93,9 +83,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
 
   test('should not queue messages beyond maxEnqueuedMessages', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { maxEnqueuedMessages: 2, startClosed: true });
     ps.send('message1');
     ps.send('message2');
@@ -106,9 +94,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
 
   test('should handle exactly maxEnqueuedMessages', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { maxEnqueuedMessages: 5, startClosed: true });
     for (let i = 0; i < 5; i++) ps.send(`message${String(i)}`);
     expect(ps.bufferedAmount).toBeGreaterThan(0);
@@ -120,9 +106,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
 
   test('should calculate bufferedAmount for string messages', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { startClosed: true });
     ps.send('hello');
     expect(ps.bufferedAmount).toBe(5); // "hello".length
@@ -130,9 +114,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
 
   test('should calculate bufferedAmount for Blob messages', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { startClosed: true });
     ps.send(new Blob(['test data']));
     expect(ps.bufferedAmount).toBe(9); // blob.size
@@ -140,9 +122,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
 
   test('should calculate bufferedAmount for ArrayBuffer messages', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { startClosed: true });
     ps.send(new ArrayBuffer(8));
     expect(ps.bufferedAmount).toBe(8); // buffer.byteLength
@@ -150,9 +130,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
 
   test('should calculate bufferedAmount for ArrayBufferView messages', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { startClosed: true });
     ps.send(new Uint8Array([1, 2, 3, 4, 5]));
     expect(ps.bufferedAmount).toBe(5); // view.byteLength
@@ -160,9 +138,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
 
   test('should flush message queue on connection', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { startClosed: true });
     ps.send('queued1');
     ps.send('queued2');
@@ -220,9 +196,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
   // Edge Cases - Close Behavior
   test('should handle close() when not connected', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { startClosed: true });
     expect(() => {
       ps.close();
@@ -231,9 +205,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
 
   test('should handle multiple close() calls', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { startClosed: true });
     await settle(5000, (done) => {
       ps.addEventListener('open', () => {
@@ -249,9 +221,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
 
   test('should set shouldReconnect to false when close() is called', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { startClosed: true });
     expect(ps.shouldReconnect).toBe(false);
     ps.reconnect();
@@ -271,9 +241,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
 
   test('should reset retryCount when reconnect() is called', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { startClosed: true });
     await settle(5000, (done) => {
       ps.addEventListener('open', () => {
@@ -291,25 +259,19 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
   // Edge Cases - Extensions and Protocol
   test('should return empty string for extensions when not connected', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     expect(make(s.url, undefined, { startClosed: true }).extensions).toBe('');
   });
 
   test('should return empty string for protocol when not connected', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     expect(make(s.url, undefined, { startClosed: true }).protocol).toBe('');
   });
 
   test('should return empty string for url when not connected', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     expect(make(s.url, undefined, { startClosed: true }).url).toBe('');
   });
 });

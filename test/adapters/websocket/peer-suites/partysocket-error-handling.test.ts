@@ -9,7 +9,15 @@ import { createRequire } from 'node:module';
 import { expect, vi } from 'vitest';
 import { startBlackHole } from '../../../support/websocket/ws-server.js';
 import { type KnownDifference, peerSuite } from './peer-suite.js';
-import { type AnyEvent, clients, refusedUrl, settle, sleep, useGlobalWebSocket } from './peer-support.js';
+import {
+  type AnyEvent,
+  againstServer,
+  clients,
+  refusedUrl,
+  settle,
+  sleep,
+  useGlobalWebSocket,
+} from './peer-support.js';
 
 const known: Record<string, KnownDifference> = {
   'handles missing WebSocket constructor gracefully': {
@@ -99,9 +107,7 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
     // message contains "Invalid protocols"; here that provider is given to a client, which must
     // refuse it with such an error, thrown by the constructor or carried by an error event when it
     // connects.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     let message: string | undefined;
     try {
       const ws = make(s.url, () => /regex/, { maxRetries: 0, startClosed: true });
@@ -121,9 +127,7 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
   test('handles null protocol provider', async (context) => {
     // rewritten: they call the private `_getNextProtocols(null)` (null: no protocols); here a client
     // with null protocols connects and the server selects none.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ws = make(s.url, null, { maxRetries: 0, startClosed: true });
     await settle(5000, (done) => {
       ws.addEventListener('open', () => {

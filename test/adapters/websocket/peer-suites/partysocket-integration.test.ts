@@ -11,8 +11,10 @@ import { type KnownDifference, peerSuite } from './peer-suite.js';
 import {
   type AnyEvent,
   type Client,
+  againstServer,
   clients,
   echoBack,
+  listen,
   settle,
   sleep,
   textOf,
@@ -39,21 +41,15 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
     });
     await settle(5000, (done, _fail, guard) => {
       const ps = make(s.url);
-      ps.addEventListener(
-        'open',
-        guard(() => {
-          expect(ps.readyState).toBe(OPEN);
-          ps.send(testMessage);
-        }),
-      );
+      listen(ps, 'open', guard, () => {
+        expect(ps.readyState).toBe(OPEN);
+        ps.send(testMessage);
+      });
       // close() dispatches its close event synchronously (in theirs): the listener comes first
-      ps.addEventListener(
-        'close',
-        guard(() => {
-          expect(ps.readyState).toBe(CLOSED);
-          done();
-        }),
-      );
+      listen(ps, 'close', guard, () => {
+        expect(ps.readyState).toBe(CLOSED);
+        done();
+      });
       ps.addEventListener('message', (event: AnyEvent) => {
         void textOf(event.data).then(
           guard((text: string) => {
@@ -67,9 +63,7 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
 
   test('handles server disconnect and reconnect', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server((client, n) => {
+    const { make, s } = await againstServer(context, (client, n) => {
       // First connection: close after 100ms
       if (n === 1)
         setTimeout(() => {
@@ -79,18 +73,15 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
     await settle(5000, (done, _fail, guard) => {
       const ps = make(s.url, undefined, { minReconnectionDelay: 50, maxReconnectionDelay: 100 });
       let openCount = 0;
-      ps.addEventListener(
-        'open',
-        guard(() => {
-          openCount++;
-          if (openCount === 2) {
-            // Successfully reconnected
-            expect(s.connections).toBe(2);
-            ps.close();
-            done();
-          }
-        }),
-      );
+      listen(ps, 'open', guard, () => {
+        openCount++;
+        if (openCount === 2) {
+          // Successfully reconnected
+          expect(s.connections).toBe(2);
+          ps.close();
+          done();
+        }
+      });
     });
   }, 5000);
 
@@ -280,9 +271,7 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
   // Integration - Error Recovery
   test('recovers from network interruption', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server((client, n) => {
+    const { make, s } = await againstServer(context, (client, n) => {
       // First connection succeeds then fails; subsequent connections succeed
       if (n === 1)
         setTimeout(() => {

@@ -12,8 +12,10 @@ import { expect } from 'vitest';
 import { type KnownDifference, peerSuite } from './peer-suite.js';
 import {
   type AnyEvent,
+  againstServer,
   clients,
   echoBack,
+  listen,
   refusedUrl,
   settle,
   sleep,
@@ -117,20 +119,15 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   test('connects quickly', async (context) => {
     // rewritten: theirs asserts open within 500 ms; here the client opens on its first attempt (one
     // connection at the server, retryCount 0) (PartySocket in theirs; the base class here).
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     await settle(5000, (done, _fail, guard) => {
       const ps = make(s.url);
-      ps.addEventListener(
-        'open',
-        guard(() => {
-          expect(s.connections).toBe(1);
-          expect(ps.retryCount).toBe(0);
-          ps.close();
-          done();
-        }),
-      );
+      listen(ps, 'open', guard, () => {
+        expect(s.connections).toBe(1);
+        expect(ps.retryCount).toBe(0);
+        ps.close();
+        done();
+      });
     });
   });
 
@@ -138,9 +135,7 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
     // rewritten: theirs asserts the reopen within 1000 ms of the close; here the first retry after
     // the server's close is the one that opens (two connections at the server in all), within the
     // test's bound (PartySocket in theirs; the base class here).
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server((client, n) => {
+    const { make, s } = await againstServer(context, (client, n) => {
       // Close after 100ms
       if (n === 1)
         setTimeout(() => {
@@ -157,16 +152,13 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
       ps.addEventListener('close', () => {
         closedAt = performance.now();
       });
-      ps.addEventListener(
-        'open',
-        guard(() => {
-          if (firstConnect && closedAt > 0) {
-            expect(s.connections).toBe(2);
-            ps.close();
-            done();
-          }
-        }),
-      );
+      listen(ps, 'open', guard, () => {
+        if (firstConnect && closedAt > 0) {
+          expect(s.connections).toBe(2);
+          ps.close();
+          done();
+        }
+      });
     });
   });
 
@@ -222,9 +214,7 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   test("multiple reconnect calls don't cause performance issues", async (context) => {
     // rewritten: theirs asserts 100 reconnect() calls take < 100 ms at an unroutable address; here at
     // a server: after them the client ends up with one connection, not one per call.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ws = make(s.url, undefined, { maxRetries: 0, startClosed: true });
     for (let i = 0; i < 100; i++) ws.reconnect();
     await settle(5000, (done) => {
@@ -241,9 +231,7 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   test('adding many event listeners is efficient', async (context) => {
     // rewritten: theirs asserts adding 400 listeners takes < 50 ms; here the 100 open listeners are
     // each called once when the client opens.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ws = make(s.url, undefined, { startClosed: true });
     let opens = 0;
     for (let i = 0; i < 100; i++) {
@@ -267,9 +255,7 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   test('removing many event listeners is efficient', async (context) => {
     // rewritten: theirs asserts removing 100 listeners takes < 50 ms; here none of them is called
     // when the client opens.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ws = make(s.url, undefined, { startClosed: true });
     let calls = 0;
     const listeners: (() => void)[] = [];

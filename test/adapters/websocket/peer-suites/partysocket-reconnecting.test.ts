@@ -11,12 +11,16 @@ import { type KnownDifference, type PeerTestContext, peerSuite } from './peer-su
 import {
   type AnyEvent,
   type Client,
+  againstRefusedUrl,
+  againstServer,
   asFunction,
   clients,
+  listen,
   recordingWebSocket,
   refusedUrl,
   settle,
   sleep,
+  spyOnConsole,
   useGlobalWebSocket,
 } from './peer-support.js';
 
@@ -53,19 +57,14 @@ async function opensWithProtocol(
   args: readonly [unknown, Record<string, unknown>?],
   protocol: string,
 ): Promise<void> {
-  useGlobalWebSocket(context);
-  const { make } = clients(context);
-  const s = await context.server();
+  const { make, s } = await againstServer(context);
   await settle(5000, (done, _fail, guard) => {
     const ws = make(s.url, ...args);
-    ws.addEventListener(
-      'open',
-      guard(() => {
-        expect(ws.url).toBe(s.url);
-        expect(ws.protocol).toBe(protocol);
-        ws.close();
-      }),
-    );
+    listen(ws, 'open', guard, () => {
+      expect(ws.url).toBe(s.url);
+      expect(ws.protocol).toBe(protocol);
+      ws.close();
+    });
     ws.addEventListener('close', () => {
       done();
     });
@@ -83,32 +82,23 @@ function echoThenClose(
   guard: <A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => void,
   done: () => void,
 ): void {
-  ws.addEventListener(
-    'open',
-    guard(() => {
-      expect(ws.protocol).toBe(expected.protocol);
-      expect(ws.readyState).toBe(ws.OPEN);
-      ws.send(expected.text);
-    }),
-  );
-  ws.addEventListener(
-    'message',
-    guard((msg: AnyEvent) => {
-      expect(msg.data).toEqual(new Blob([expected.text]));
-      ws.close(1000, 'some reason');
-      expect(ws.readyState).toBe(ws.CLOSED);
-    }),
-  );
-  ws.addEventListener(
-    'close',
-    guard((event: AnyEvent) => {
-      expect(ws.readyState).toBe(ws.CLOSED);
-      expect(ws.url).toBe(expected.url);
-      expect(event.reason).toBe('some reason');
-      expect(event.code).toBe(1000);
-      done();
-    }),
-  );
+  listen(ws, 'open', guard, () => {
+    expect(ws.protocol).toBe(expected.protocol);
+    expect(ws.readyState).toBe(ws.OPEN);
+    ws.send(expected.text);
+  });
+  listen(ws, 'message', guard, (msg: AnyEvent) => {
+    expect(msg.data).toEqual(new Blob([expected.text]));
+    ws.close(1000, 'some reason');
+    expect(ws.readyState).toBe(ws.CLOSED);
+  });
+  listen(ws, 'close', guard, (event: AnyEvent) => {
+    expect(ws.readyState).toBe(ws.CLOSED);
+    expect(ws.url).toBe(expected.url);
+    expect(event.reason).toBe('some reason');
+    expect(event.code).toBe(1000);
+    done();
+  });
 }
 
 peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
@@ -135,9 +125,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('getters when not ready', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
+    const { make, url } = await againstRefusedUrl(context);
     await settle(5000, (done) => {
       const ws = make(url, undefined, { maxRetries: 0 });
       expect(ws.bufferedAmount).toBe(0);
@@ -153,10 +141,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
 
   test('debug on', async (context) => {
     useGlobalWebSocket(context);
-    const logSpy = vi.spyOn(console, 'log').mockReturnValue();
-    context.defer(() => {
-      logSpy.mockRestore();
-    });
+    const logSpy = spyOnConsole(context, 'log');
     const { make } = clients(context);
     const url = await refusedUrl(context);
     await settle(5000, (done, _fail, guard) => {
@@ -170,10 +155,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
 
   test('debug off', async (context) => {
     useGlobalWebSocket(context);
-    const logSpy = vi.spyOn(console, 'log').mockReturnValue();
-    context.defer(() => {
-      logSpy.mockRestore();
-    });
+    const logSpy = spyOnConsole(context, 'log');
     const { make } = clients(context);
     const url = await refusedUrl(context);
     await settle(5000, (done, _fail, guard) => {
@@ -190,9 +172,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     // to a client: a string, a function and an async function connect to the server, and the two
     // invalid ones (123, a function returning 123) are refused (the constructor throws or an error
     // event comes) without a connection.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const providers: unknown[] = [s.url, () => s.url, () => Promise.resolve(s.url)];
     for (const [i, provider] of providers.entries()) {
       await settle(5000, (done) => {
@@ -230,9 +210,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     // rewritten: they call the private `_getNextProtocols(() => /Hahaha/)` and expect a throw; here
     // that provider is given to a client, which must refuse it (the constructor throws or an error
     // event comes) and never connect.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     let refused = false;
     try {
       const ws = make(s.url, () => /Hahaha/, {});
@@ -248,20 +226,15 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('websocket sync protocolsProvider', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const anyProtocol = 'bar';
     await settle(5000, (done, _fail, guard) => {
       const ws = make(s.url, () => anyProtocol, {});
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          expect(ws.url).toBe(s.url);
-          expect(ws.protocol).toBe(anyProtocol);
-          ws.close();
-        }),
-      );
+      listen(ws, 'open', guard, () => {
+        expect(ws.url).toBe(s.url);
+        expect(ws.protocol).toBe(anyProtocol);
+        ws.close();
+      });
       ws.addEventListener('close', () => {
         done();
       });
@@ -269,20 +242,15 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('websocket async protocolsProvider', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const anyProtocol = 'foo';
     await settle(5000, (done, _fail, guard) => {
       const ws = make(s.url, () => Promise.resolve(anyProtocol), {});
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          expect(ws.url).toBe(s.url);
-          expect(ws.protocol).toBe(anyProtocol);
-          ws.close();
-        }),
-      );
+      listen(ws, 'open', guard, () => {
+        expect(ws.url).toBe(s.url);
+        expect(ws.protocol).toBe(anyProtocol);
+        ws.close();
+      });
       ws.addEventListener('close', () => {
         done();
       });
@@ -290,9 +258,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('connection status constants', async (context) => {
-    useGlobalWebSocket(context);
-    const { make, statics } = clients(context);
-    const s = await context.server();
+    const { make, statics, s } = await againstServer(context);
     const ws = make(s.url, undefined, { maxRetries: 0 });
     expect(statics.CONNECTING).toBe(0);
     expect(statics.OPEN).toBe(1);
@@ -307,9 +273,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
 
   for (const count of [0, 1, 5]) {
     test(`max retries: ${String(count)}`, async (context) => {
-      useGlobalWebSocket(context);
-      const { make } = clients(context);
-      const url = await refusedUrl(context);
+      const { make, url } = await againstRefusedUrl(context);
       const seen: number[] = [];
       await settle(6000, (done) => {
         const ws = make(url, undefined, { maxRetries: count, maxReconnectionDelay: 200 });
@@ -324,9 +288,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   }
 
   test('level0 event listeners are kept after reconnect', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
+    const { make, url } = await againstRefusedUrl(context);
     await settle(5000, (done, fail) => {
       const ws = make(url, undefined, {
         maxRetries: 4,
@@ -356,23 +318,18 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('level2 event listeners', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     let failCalled = false;
     await settle(5000, (done, _fail, guard) => {
       const anyProtocol = 'foobar';
       const ws = make(s.url, anyProtocol, {});
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          expect(ws.protocol).toBe(anyProtocol);
-          expect(ws.extensions).toBe('');
-          expect(ws.bufferedAmount).toBe(0);
-          ws.close();
-          done();
-        }),
-      );
+      listen(ws, 'open', guard, () => {
+        expect(ws.protocol).toBe(anyProtocol);
+        expect(ws.extensions).toBe('');
+        expect(ws.bufferedAmount).toBe(0);
+        ws.close();
+        done();
+      });
       // They throw from it; here it records, so that a call fails the test rather than the dispatch.
       const fail = (): void => {
         failCalled = true;
@@ -387,9 +344,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('level2 event listeners using object with handleEvent', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     let failCalled = false;
     await settle(5000, (done, _fail, guard) => {
       const anyProtocol = 'foobar';
@@ -418,51 +373,39 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('getters', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     await settle(5000, (done, _fail, guard) => {
       const anyProtocol = 'foobar';
       const ws = make(s.url, anyProtocol, { maxReconnectionDelay: 100 });
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          expect(ws.protocol).toBe(anyProtocol);
-          expect(ws.extensions).toBe('');
-          expect(ws.bufferedAmount).toBe(0);
-          expect(ws.binaryType).toBe('blob');
-          ws.close();
-          done();
-        }),
-      );
+      listen(ws, 'open', guard, () => {
+        expect(ws.protocol).toBe(anyProtocol);
+        expect(ws.extensions).toBe('');
+        expect(ws.bufferedAmount).toBe(0);
+        expect(ws.binaryType).toBe('blob');
+        ws.close();
+        done();
+      });
     });
   });
 
   test('binaryType', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(s.url, undefined, { minReconnectionDelay: 0 });
       expect(ws.binaryType).toBe('blob');
       ws.binaryType = 'arraybuffer';
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          expect(ws.binaryType).toBe('arraybuffer');
-          ws.binaryType = 'blob';
-          expect(ws.binaryType).toBe('blob');
-          ws.close();
-          done();
-        }),
-      );
+      listen(ws, 'open', guard, () => {
+        expect(ws.binaryType).toBe('arraybuffer');
+        ws.binaryType = 'blob';
+        expect(ws.binaryType).toBe('blob');
+        ws.close();
+        done();
+      });
     });
   });
 
   test('calling to close multiple times', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ws = make(s.url, undefined, {});
     ws.addEventListener('open', () => {
       ws.close();
@@ -478,9 +421,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('calling to reconnect when not ready', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     await settle(5000, (done) => {
       const ws = make(s.url, undefined, {});
       ws.reconnect();
@@ -574,26 +515,21 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
           expect(ws.readyState).toBe(ws.CLOSED);
         }
       });
-      ws.addEventListener(
-        'close',
-        guard((event: AnyEvent) => {
-          expect(ws.url).toBe(s.url);
-          if (currentRound >= totalRounds) {
-            expect(ws.readyState).toBe(ws.CLOSED);
-            expect(event.reason).toBe('close');
-            done();
-          } else {
-            expect(event.reason).toBe('reconnect');
-          }
-        }),
-      );
+      listen(ws, 'close', guard, (event: AnyEvent) => {
+        expect(ws.url).toBe(s.url);
+        if (currentRound >= totalRounds) {
+          expect(ws.readyState).toBe(ws.CLOSED);
+          expect(event.reason).toBe('close');
+          done();
+        } else {
+          expect(event.reason).toBe('reconnect');
+        }
+      });
     });
   });
 
   test('immediately-failed connection should not timeout', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
+    const { make, url } = await againstRefusedUrl(context);
     await settle(5000, (done, fail) => {
       const ws = make(url, undefined, { maxRetries: 2, connectionTimeout: 500, maxReconnectionDelay: 600 });
       ws.addEventListener('error', (err: AnyEvent) => {
@@ -605,9 +541,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('immediately-failed connection with 0 maxRetries must not retry', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
+    const { make, url } = await againstRefusedUrl(context);
     await settle(5000, (done, fail) => {
       const ws = make(url, [], {
         maxRetries: 0,
@@ -626,9 +560,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('connect and close before establishing connection', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     await settle(5000, (done, fail) => {
       const ws = make(s.url, undefined, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
       ws.close(); // closing before establishing connection
@@ -646,9 +578,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('enqueue messages', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
+    const { make, url } = await againstRefusedUrl(context);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(url, undefined, { maxRetries: 0 });
       const count = 10;
@@ -662,9 +592,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('respect maximum enqueued messages', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
+    const { make, url } = await againstRefusedUrl(context);
     await settle(5000, (done, _fail, guard) => {
       const queueSize = 2;
       const ws = make(url, undefined, { maxRetries: 0, maxEnqueuedMessages: queueSize });
@@ -777,9 +705,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('shouldReconnectOnClose=false stops reconnecting before close listeners run', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server((client, n) => {
+    const { make, s } = await againstServer(context, (client, n) => {
       if (n === 1) client.close(1008, 'policy');
     });
     await settle(5000, (done, _fail, guard) => {
@@ -788,21 +714,18 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
         maxReconnectionDelay: 100,
         shouldReconnectOnClose: (event: AnyEvent) => event.code !== 1008,
       });
-      ws.addEventListener(
-        'close',
-        guard((event: AnyEvent) => {
-          expect(event.code).toBe(1008);
-          expect(event.reason).toBe('policy');
-          expect(ws.shouldReconnect).toBe(false);
-          setTimeout(
-            guard(() => {
-              expect(s.connections).toBe(1);
-              done();
-            }),
-            200,
-          );
-        }),
-      );
+      listen(ws, 'close', guard, (event: AnyEvent) => {
+        expect(event.code).toBe(1008);
+        expect(event.reason).toBe('policy');
+        expect(ws.shouldReconnect).toBe(false);
+        setTimeout(
+          guard(() => {
+            expect(s.connections).toBe(1);
+            done();
+          }),
+          200,
+        );
+      });
     });
   });
 
@@ -842,15 +765,12 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
         ws.close();
         done();
       };
-      ws.addEventListener(
-        'close',
-        guard((event: AnyEvent) => {
-          if (event.code === 1008) {
-            expect(ws.shouldReconnect).toBe(false);
-            ws.reconnect();
-          }
-        }),
-      );
+      listen(ws, 'close', guard, (event: AnyEvent) => {
+        if (event.code === 1008) {
+          expect(ws.shouldReconnect).toBe(false);
+          ws.reconnect();
+        }
+      });
     });
     expect(s.connections).toBe(2);
   });
@@ -960,9 +880,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   }, 10_000);
 
   test('reconnect after closing', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     await settle(5000, (done, fail) => {
       const ws = make(s.url, undefined, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
       let i = 0;
@@ -984,28 +902,21 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('send() returns true when transmitted and false when buffered', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(s.url);
       // not yet open: buffered
       expect(ws.send('queued')).toBe(false);
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          expect(ws.send('immediate')).toBe(true);
-          ws.close();
-          done();
-        }),
-      );
+      listen(ws, 'open', guard, () => {
+        expect(ws.send('immediate')).toBe(true);
+        ws.close();
+        done();
+      });
     });
   });
 
   test('drainQueuedMessages() removes and returns buffered messages', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ws = make(s.url, undefined, { startClosed: true });
     ws.send('one');
     ws.send('two');
@@ -1017,25 +928,20 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('close() dispatches its close event synchronously, exactly once', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     let closeEvents = 0;
     await settle(5000, (done, _fail, guard) => {
       const ws = make(s.url);
       ws.addEventListener('close', () => {
         closeEvents++;
       });
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          ws.close(1000, 'sync close');
-          // the close event must have fired during close() itself
-          expect(closeEvents).toBe(1);
-          expect(ws.readyState).toBe(ws.CLOSED);
-          done();
-        }),
-      );
+      listen(ws, 'open', guard, () => {
+        ws.close(1000, 'sync close');
+        // the close event must have fired during close() itself
+        expect(closeEvents).toBe(1);
+        expect(ws.readyState).toBe(ws.CLOSED);
+        done();
+      });
     });
     // give the real (inner) close handshake time to finish: it must not produce a second close event
     await sleep(300);
@@ -1065,9 +971,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('close() inside a close listener does not dispatch a duplicate close event', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     let closeEvents = 0;
     await settle(5000, (done) => {
       const ws = make(s.url);
@@ -1085,9 +989,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('reconnect() immediately after close() does not dispatch a duplicate close event', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(s.url, undefined, { minReconnectionDelay: 10, maxReconnectionDelay: 50 });
       let closeEvents = 0;
@@ -1095,31 +997,25 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
       ws.addEventListener('close', () => {
         closeEvents++;
       });
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          opens++;
-          if (opens === 1) {
-            ws.close();
-            // reconnect before the inner closing handshake completes
-            ws.reconnect();
-          } else {
-            // exactly one close event (from close())
-            expect(closeEvents).toBe(1);
-            ws.close();
-            done();
-          }
-        }),
-      );
+      listen(ws, 'open', guard, () => {
+        opens++;
+        if (opens === 1) {
+          ws.close();
+          // reconnect before the inner closing handshake completes
+          ws.reconnect();
+        } else {
+          // exactly one close event (from close())
+          expect(closeEvents).toBe(1);
+          ws.close();
+          done();
+        }
+      });
     });
   });
 
   test('warns when send() is called after close()', async (context) => {
     useGlobalWebSocket(context);
-    const warnSpy = vi.spyOn(console, 'warn').mockReturnValue();
-    context.defer(() => {
-      warnSpy.mockRestore();
-    });
+    const warnSpy = spyOnConsole(context, 'warn');
     const { make } = clients(context);
     const s = await context.server();
     await settle(5000, (done, _fail, guard) => {
@@ -1127,21 +1023,18 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
       ws.addEventListener('open', () => {
         ws.close();
       });
-      ws.addEventListener(
-        'close',
-        guard(() => {
-          expect(warnSpy).not.toHaveBeenCalled();
-          // The socket is permanently closed: sending now buffers into a queue nothing will flush.
-          ws.send('late message');
-          expect(warnSpy).toHaveBeenCalledTimes(1);
-          expect(String(warnSpy.mock.calls[0]?.[0])).toMatch(/send\(\) was called after close\(\)/);
-          // Still buffered (reconnect() can flush it), and the warning is given once per close cycle.
-          ws.send('another late message');
-          expect(warnSpy).toHaveBeenCalledTimes(1);
-          expect(ws.bufferedAmount).toBe('late message'.length + 'another late message'.length);
-          done();
-        }),
-      );
+      listen(ws, 'close', guard, () => {
+        expect(warnSpy).not.toHaveBeenCalled();
+        // The socket is permanently closed: sending now buffers into a queue nothing will flush.
+        ws.send('late message');
+        expect(warnSpy).toHaveBeenCalledTimes(1);
+        expect(String(warnSpy.mock.calls[0]?.[0])).toMatch(/send\(\) was called after close\(\)/);
+        // Still buffered (reconnect() can flush it), and the warning is given once per close cycle.
+        ws.send('another late message');
+        expect(warnSpy).toHaveBeenCalledTimes(1);
+        expect(ws.bufferedAmount).toBe('late message'.length + 'another late message'.length);
+        done();
+      });
     });
   });
 
@@ -1149,10 +1042,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     // rewritten: they read the private `_didWarnAboutClosedSend` (false after reconnect()); here the
     // reset is seen publicly: after the delivery, a close() and a send() warn a second time.
     useGlobalWebSocket(context);
-    const warnSpy = vi.spyOn(console, 'warn').mockReturnValue();
-    context.defer(() => {
-      warnSpy.mockRestore();
-    });
+    const warnSpy = spyOnConsole(context, 'warn');
     const { make } = clients(context);
     let onServerMessage: (text: string) => void = () => undefined;
     const s = await context.server((client) => {
@@ -1176,17 +1066,14 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
         }
       });
       let closes = 0;
-      ws.addEventListener(
-        'close',
-        guard(() => {
-          closes++;
-          if (closes === 1) {
-            ws.send('buffered while closed');
-            expect(warnSpy).toHaveBeenCalledTimes(1);
-            ws.reconnect();
-          }
-        }),
-      );
+      listen(ws, 'close', guard, () => {
+        closes++;
+        if (closes === 1) {
+          ws.send('buffered while closed');
+          expect(warnSpy).toHaveBeenCalledTimes(1);
+          ws.reconnect();
+        }
+      });
     });
   });
 

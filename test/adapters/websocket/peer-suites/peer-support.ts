@@ -4,8 +4,9 @@
  * peers' tests pass no `WebSocket` option, so the class comes from the global); a refused URL on
  * 127.0.0.1 in place of their unroutable addresses; and bounded waits.
  */
+import { type MockInstance, vi } from 'vitest';
 import { holdRefusedPort } from '../../../support/refused-port.js';
-import type { startServer } from '../../../support/websocket/ws-server.js';
+import type { TestServer, startServer } from '../../../support/websocket/ws-server.js';
 import type { PeerTestContext, SubjectClass } from './peer-suite.js';
 
 /** An event as a test reads it. */
@@ -122,6 +123,42 @@ export async function refusedUrl(context: PeerTestContext): Promise<string> {
   const held = await holdRefusedPort();
   context.defer(() => held.release());
   return `ws://127.0.0.1:${String(held.port)}/`;
+}
+
+/** How most peer tests start: the runtime's WebSocket as the global, the client maker, a server of the test's own. */
+export async function againstServer(
+  context: PeerTestContext,
+  onConnection?: Parameters<typeof startServer>[1],
+): Promise<ReturnType<typeof clients> & { s: TestServer }> {
+  useGlobalWebSocket(context);
+  const made = clients(context);
+  return { ...made, s: await context.server(onConnection) };
+}
+
+/** How the peers' tests of failing connections start: as {@link againstServer}, with a refused URL. */
+export async function againstRefusedUrl(
+  context: PeerTestContext,
+): Promise<ReturnType<typeof clients> & { url: string }> {
+  useGlobalWebSocket(context);
+  const made = clients(context);
+  return { ...made, url: await refusedUrl(context) };
+}
+
+/** A guard of {@link settle} (or of a suite's own `done` promise). */
+export type Guard = <A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => void;
+
+/** `ws.addEventListener(type, guard(listener))`: a failed assertion in `listener` fails the test. */
+export function listen(ws: Client, type: string, guard: Guard, listener: (event: AnyEvent) => void): void {
+  ws.addEventListener(type, guard(listener));
+}
+
+/** A silenced spy on `console[method]`, restored after the test. */
+export function spyOnConsole(context: PeerTestContext, method: 'log' | 'warn'): MockInstance<typeof console.log> {
+  const spy = vi.spyOn(console, method).mockReturnValue();
+  context.defer(() => {
+    spy.mockRestore();
+  });
+  return spy;
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -22,6 +22,7 @@ import {
   type AnyEvent,
   type Client,
   clients,
+  listen,
   recordingWebSocket,
   refusedUrl,
   sleep,
@@ -88,6 +89,28 @@ function finish(ctx: PeerTestContext, limit = 5000): Finish {
     }, limit),
   );
   return f;
+}
+
+/** How most of its tests start: a server of the test's own, the runtime's WebSocket as the global, and `done`. */
+async function served(ctx: PeerTestContext): Promise<{ s: TestServer; run: Finish }> {
+  const s = await ctx.server();
+  useGlobalWebSocket(ctx, ctx.WebSocket);
+  return { s, run: finish(ctx) };
+}
+
+/** How its tests of failing connections start: a refused URL, the runtime's WebSocket as the global, and `done`. */
+async function refused(ctx: PeerTestContext, limit?: number): Promise<{ url: string; run: Finish }> {
+  const url = await refusedUrl(ctx);
+  useGlobalWebSocket(ctx, ctx.WebSocket);
+  return { url, run: finish(ctx, limit) };
+}
+
+/** Their commonest ending: on close, the server stops and the test ends 500 ms later. */
+function endOnClose(ws: Client, run: Finish, s: TestServer): void {
+  listen(ws, 'close', run.guard, () => {
+    void s.stop();
+    run.doneAfter(500);
+  });
 }
 
 /** The first event of `type` on `client`, or a rejection after `ms`. */
@@ -171,26 +194,18 @@ async function opensWithProtocol(
   protocol: string,
   wait: number,
 ): Promise<void> {
-  const s = await ctx.server();
-  useGlobalWebSocket(ctx, ctx.WebSocket);
-  const run = finish(ctx);
+  const { s, run } = await served(ctx);
   const ws = connect(ctx, s.url, ...args);
-  ws.addEventListener(
-    'open',
-    run.guard(() => {
-      expect(ws.url).toBe(s.url);
-      expect(ws.protocol).toBe(protocol);
-      ws.close();
-    }),
-  );
-  ws.addEventListener(
-    'close',
-    run.guard(() => {
-      void s.stop().then(() => {
-        run.doneAfter(wait);
-      });
-    }),
-  );
+  listen(ws, 'open', run.guard, () => {
+    expect(ws.url).toBe(s.url);
+    expect(ws.protocol).toBe(protocol);
+    ws.close();
+  });
+  listen(ws, 'close', run.guard, () => {
+    void s.stop().then(() => {
+      run.doneAfter(wait);
+    });
+  });
   await run.promise;
 }
 
@@ -205,31 +220,22 @@ function echoThenClose(
   s: TestServer,
   expected: { readonly protocol: string; readonly text: string },
 ): void {
-  ws.addEventListener(
-    'open',
-    run.guard(() => {
-      expect(ws.protocol).toBe(expected.protocol);
-      expect(ws.readyState).toBe(ws.OPEN);
-      ws.send(expected.text);
-    }),
-  );
-  ws.addEventListener(
-    'message',
-    run.guard((msg: AnyEvent) => {
-      expect(msg.data).toBe(expected.text);
-      ws.close(1000, '');
-      expect(ws.readyState).toBe(ws.CLOSING);
-    }),
-  );
-  ws.addEventListener(
-    'close',
-    run.guard(() => {
-      expect(ws.readyState).toBe(ws.CLOSED);
-      expect(ws.url).toBe(s.url);
-      void s.stop();
-      run.doneAfter(1000);
-    }),
-  );
+  listen(ws, 'open', run.guard, () => {
+    expect(ws.protocol).toBe(expected.protocol);
+    expect(ws.readyState).toBe(ws.OPEN);
+    ws.send(expected.text);
+  });
+  listen(ws, 'message', run.guard, (msg: AnyEvent) => {
+    expect(msg.data).toBe(expected.text);
+    ws.close(1000, '');
+    expect(ws.readyState).toBe(ws.CLOSING);
+  });
+  listen(ws, 'close', run.guard, () => {
+    expect(ws.readyState).toBe(ws.CLOSED);
+    expect(ws.url).toBe(s.url);
+    void s.stop();
+    run.doneAfter(1000);
+  });
 }
 
 /** The two peers disagree on close(): redialer follows partysocket 1.3 (its own suite's test). */
@@ -319,9 +325,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   test('getters when not ready', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { url, run } = await refused(ctx);
     const ws = connect(ctx, url, undefined, { maxRetries: 0 });
     // The peer's five checks, in one comparison, so that a failure shows every getter.
     const { bufferedAmount, protocol, url: socketUrl, extensions, binaryType } = ws;
@@ -450,17 +454,12 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   const maxRetriesTest = async (ctx: PeerTestContext, count: number): Promise<void> => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { url, run } = await refused(ctx);
     const ws = connect(ctx, url, undefined, { maxRetries: count, maxReconnectionDelay: 200 });
-    ws.addEventListener(
-      'error',
-      run.guard(() => {
-        if (ws.retryCount === count) run.doneAfter(500);
-        if (ws.retryCount > count) run.fail(`too many retries: ${String(ws.retryCount)}`);
-      }),
-    );
+    listen(ws, 'error', run.guard, () => {
+      if (ws.retryCount === count) run.doneAfter(500);
+      if (ws.retryCount > count) run.fail(`too many retries: ${String(ws.retryCount)}`);
+    });
     await run.promise;
   };
   test('max retries: 0', (ctx) => maxRetriesTest(ctx, 0));
@@ -468,9 +467,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   test('max retries: 5', (ctx) => maxRetriesTest(ctx, 5));
 
   test('level0 event listeners are kept after reconnect', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { url, run } = await refused(ctx);
     const ws = connect(ctx, url, undefined, {
       maxRetries: 4,
       reconnectionDelayGrowFactor: 1.2,
@@ -496,19 +493,14 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
 
   test('level2 event listeners', async (ctx) => {
     const anyProtocol = 'foobar';
-    const s = await ctx.server();
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { s, run } = await served(ctx);
     const ws = connect(ctx, s.url, anyProtocol, {});
-    ws.addEventListener(
-      'open',
-      run.guard(() => {
-        expect(ws.protocol).toBe(anyProtocol);
-        expect(ws.extensions).toBe('');
-        expect(ws.bufferedAmount).toBe(0);
-        ws.close();
-      }),
-    );
+    listen(ws, 'open', run.guard, () => {
+      expect(ws.protocol).toBe(anyProtocol);
+      expect(ws.extensions).toBe('');
+      expect(ws.bufferedAmount).toBe(0);
+      ws.close();
+    });
     const fail = (): void => {
       run.fail('fail');
     };
@@ -517,22 +509,17 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     ws.addEventListener('open', fail);
     ws.removeEventListener('open', fail);
     ws.removeEventListener('unknown2', fail);
-    ws.addEventListener(
-      'close',
-      run.guard(() => {
-        void s.stop().then(() => {
-          run.doneAfter(500);
-        });
-      }),
-    );
+    listen(ws, 'close', run.guard, () => {
+      void s.stop().then(() => {
+        run.doneAfter(500);
+      });
+    });
     await run.promise;
   });
 
   test('level2 event listeners using object with handleEvent', async (ctx) => {
     const anyProtocol = 'foobar';
-    const s = await ctx.server();
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { s, run } = await served(ctx);
     const ws = connect(ctx, s.url, anyProtocol, {});
     ws.addEventListener('open', {
       handleEvent: run.guard(() => {
@@ -571,111 +558,64 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
       connectionTimeout: 500,
       maxRetries: 1,
     });
-    ws.addEventListener(
-      'error',
-      run.guard((event: AnyEvent) => {
-        expect(event.message).toBe('TIMEOUT');
-        if (ws.retryCount === 1) run.doneAfter(1000);
-      }),
-    );
+    listen(ws, 'error', run.guard, (event: AnyEvent) => {
+      expect(event.message).toBe('TIMEOUT');
+      if (ws.retryCount === 1) run.doneAfter(1000);
+    });
     await run.promise;
   });
 
   test('getters', async (ctx) => {
     const anyProtocol = 'foobar';
-    const s = await ctx.server();
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { s, run } = await served(ctx);
     const ws = connect(ctx, s.url, anyProtocol, { maxReconnectionDelay: 100 });
-    ws.addEventListener(
-      'open',
-      run.guard(() => {
-        expect(ws.protocol).toBe(anyProtocol);
-        expect(ws.extensions).toBe('');
-        expect(ws.bufferedAmount).toBe(0);
-        expect(ws.binaryType).toBe('nodebuffer');
-        ws.close();
-      }),
-    );
-    ws.addEventListener(
-      'close',
-      run.guard(() => {
-        void s.stop();
-        run.doneAfter(500);
-      }),
-    );
+    listen(ws, 'open', run.guard, () => {
+      expect(ws.protocol).toBe(anyProtocol);
+      expect(ws.extensions).toBe('');
+      expect(ws.bufferedAmount).toBe(0);
+      expect(ws.binaryType).toBe('nodebuffer');
+      ws.close();
+    });
+    endOnClose(ws, run, s);
     await run.promise;
   });
 
   test('binaryType', async (ctx) => {
-    const s = await ctx.server();
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { s, run } = await served(ctx);
     const ws = connect(ctx, s.url, undefined, { minReconnectionDelay: 0 });
     expect(ws.binaryType).toBe('blob');
     ws.binaryType = 'arraybuffer';
-    ws.addEventListener(
-      'open',
-      run.guard(() => {
-        expect(ws.binaryType).toBe('arraybuffer');
-        ws.binaryType = 'nodebuffer';
-        expect(ws.binaryType).toBe('nodebuffer');
-        ws.close();
-      }),
-    );
-    ws.addEventListener(
-      'close',
-      run.guard(() => {
-        void s.stop();
-        run.doneAfter(500);
-      }),
-    );
+    listen(ws, 'open', run.guard, () => {
+      expect(ws.binaryType).toBe('arraybuffer');
+      ws.binaryType = 'nodebuffer';
+      expect(ws.binaryType).toBe('nodebuffer');
+      ws.close();
+    });
+    endOnClose(ws, run, s);
     await run.promise;
   });
 
   test('calling to close multiple times', async (ctx) => {
-    const s = await ctx.server();
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { s, run } = await served(ctx);
     const ws = connect(ctx, s.url, undefined, {});
-    ws.addEventListener(
-      'open',
-      run.guard(() => {
-        ws.close();
-        ws.close();
-        ws.close();
-      }),
-    );
-    ws.addEventListener(
-      'close',
-      run.guard(() => {
-        void s.stop();
-        run.doneAfter(500);
-      }),
-    );
+    listen(ws, 'open', run.guard, () => {
+      ws.close();
+      ws.close();
+      ws.close();
+    });
+    endOnClose(ws, run, s);
     await run.promise;
   });
 
   test('calling to reconnect when not ready', async (ctx) => {
-    const s = await ctx.server();
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { s, run } = await served(ctx);
     const ws = connect(ctx, s.url, undefined, {});
     ws.reconnect();
     ws.reconnect();
-    ws.addEventListener(
-      'open',
-      run.guard(() => {
-        ws.close();
-      }),
-    );
-    ws.addEventListener(
-      'close',
-      run.guard(() => {
-        void s.stop();
-        run.doneAfter(500);
-      }),
-    );
+    listen(ws, 'open', run.guard, () => {
+      ws.close();
+    });
+    endOnClose(ws, run, s);
     await run.promise;
   });
 
@@ -752,45 +692,35 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
       }
       expect(ws.readyState).toBe(ws.CLOSING);
     });
-    ws.addEventListener(
-      'close',
-      run.guard((event: AnyEvent) => {
-        expect(ws.url).toBe(s.url);
-        if (currentRound >= totalRounds) {
-          expect(ws.readyState).toBe(ws.CLOSED);
-          void s.stop();
-          run.doneAfter(1000);
-          expect(event.reason).toBe('close');
-        } else {
-          expect(event.reason).toBe('reconnect');
-        }
-      }),
-    );
+    listen(ws, 'close', run.guard, (event: AnyEvent) => {
+      expect(ws.url).toBe(s.url);
+      if (currentRound >= totalRounds) {
+        expect(ws.readyState).toBe(ws.CLOSED);
+        void s.stop();
+        run.doneAfter(1000);
+        expect(event.reason).toBe('close');
+      } else {
+        expect(event.reason).toBe('reconnect');
+      }
+    });
     await run.promise;
   });
 
   // Without minReconnectionDelay, reconnecting-websocket waits its default 1-5 s (drawn once per
   // process), then 1.3 times that: up to 11.5 s before the third attempt.
   test('immediately-failed connection should not timeout', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx, 14_000);
+    const { url, run } = await refused(ctx, 14_000);
     const ws = connect(ctx, url, undefined, { maxRetries: 2, connectionTimeout: 500 });
-    ws.addEventListener(
-      'error',
-      run.guard((err: AnyEvent) => {
-        if (err.message === 'TIMEOUT') run.fail('error: TIMEOUT');
-        if (ws.retryCount === 2) run.doneAfter(500);
-        if (ws.retryCount > 2) run.fail(`error: retryCount ${String(ws.retryCount)}`);
-      }),
-    );
+    listen(ws, 'error', run.guard, (err: AnyEvent) => {
+      if (err.message === 'TIMEOUT') run.fail('error: TIMEOUT');
+      if (ws.retryCount === 2) run.doneAfter(500);
+      if (ws.retryCount > 2) run.fail(`error: retryCount ${String(ws.retryCount)}`);
+    });
     await run.promise;
   }, 16_000);
 
   test('immediately-failed connection with 0 maxRetries must not retry', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { url, run } = await refused(ctx);
     const ws = connect(ctx, url, [], {
       maxRetries: 0,
       connectionTimeout: 2000,
@@ -798,22 +728,17 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
       maxReconnectionDelay: 200,
     });
     let i = 0;
-    ws.addEventListener(
-      'error',
-      run.guard((err: AnyEvent) => {
-        i++;
-        if (err.message === 'TIMEOUT') run.fail('error: TIMEOUT');
-        if (i > 1) run.fail(`error: ${String(i)} error events`);
-        run.doneAfter(2100);
-      }),
-    );
+    listen(ws, 'error', run.guard, (err: AnyEvent) => {
+      i++;
+      if (err.message === 'TIMEOUT') run.fail('error: TIMEOUT');
+      if (i > 1) run.fail(`error: ${String(i)} error events`);
+      run.doneAfter(2100);
+    });
     await run.promise;
   });
 
   test('connect and close before establishing connection', async (ctx) => {
-    const s = await ctx.server();
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { s, run } = await served(ctx);
     const ws = connect(ctx, s.url, undefined, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
     ws.close(); // closing before establishing connection
     ws.addEventListener('open', () => {
@@ -833,9 +758,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   test('enqueue messages', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { url, run } = await refused(ctx);
     const ws = connect(ctx, url, undefined, { maxRetries: 0 });
     const count = 10;
     const message = 'message';
@@ -848,9 +771,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   test('respect maximum enqueued messages', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { url, run } = await refused(ctx);
     const queueSize = 2;
     const ws = connect(ctx, url, undefined, { maxRetries: 0, maxEnqueuedMessages: queueSize });
     const count = 10;
@@ -891,18 +812,12 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     clients.push(client);
     for (const m of messages) client.send(m);
     expect(client.bufferedAmount).toBe(messages.reduce((a, m) => a + m.length, 0));
-    client.addEventListener(
-      'open',
-      r.guard(() => {
-        client.send('ok');
-      }),
-    );
-    client.addEventListener(
-      'close',
-      r.guard(() => {
-        void s.stop().then(r.done);
-      }),
-    );
+    listen(client, 'open', r.guard, () => {
+      client.send('ok');
+    });
+    listen(client, 'close', r.guard, () => {
+      void s.stop().then(r.done);
+    });
     await r.promise;
   });
 
@@ -924,20 +839,17 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     useGlobalWebSocket(ctx, ctx.WebSocket);
     const ws = connect(ctx, s.url, undefined, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
     let j = 0;
-    ws.addEventListener(
-      'open',
-      r.guard(() => {
-        j++;
-        if (j === max) {
-          ws.close();
-          // wait a little to ensure no new connections are opened
-          r.later(500, () => {
-            void s.stop().then(r.done);
-          });
-        }
-        if (j > max) r.fail('unexpected open');
-      }),
-    );
+    listen(ws, 'open', r.guard, () => {
+      j++;
+      if (j === max) {
+        ws.close();
+        // wait a little to ensure no new connections are opened
+        r.later(500, () => {
+          void s.stop().then(r.done);
+        });
+      }
+      if (j > max) r.fail('unexpected open');
+    });
     await r.promise;
   });
 
@@ -952,19 +864,16 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     });
     useGlobalWebSocket(ctx, ctx.WebSocket);
     const ws = connect(ctx, s.url, undefined, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
-    ws.addEventListener(
-      'close',
-      r.guard((e: AnyEvent) => {
-        // codes[0]: nothing to do, it reconnects
-        if (e.code === codes[1] && e.reason === String(codes[1])) {
-          // close connection (and keep closed)
-          ws.close();
-          r.later(1000, () => {
-            void s.stop().then(r.done);
-          });
-        }
-      }),
-    );
+    listen(ws, 'close', r.guard, (e: AnyEvent) => {
+      // codes[0]: nothing to do, it reconnects
+      if (e.code === codes[1] && e.reason === String(codes[1])) {
+        // close connection (and keep closed)
+        ws.close();
+        r.later(1000, () => {
+          void s.stop().then(r.done);
+        });
+      }
+    });
     await r.promise;
   });
 
@@ -972,9 +881,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   // as the time from one refused attempt's error event to the next (the first attempt at once), on
   // four clients at once: a client whose waits are jittered can land within the tolerance by chance.
   test('reconnection delay grow factor', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx, 9000);
+    const { url, run } = await refused(ctx, 9000);
     const expected = [100, 200, 400, 800, 1000, 1000];
     const clients = 4;
     let closed = 0;
@@ -986,17 +893,14 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
         reconnectionDelayGrowFactor: 2,
       });
       const errors: number[] = [];
-      ws.addEventListener(
-        'error',
-        run.guard(() => {
-          if (errors.length > expected.length) run.fail(`an error event after close(), after ${String(errors.length)}`);
-          errors.push(performance.now());
-          if (errors.length > expected.length) {
-            ws.close();
-            if (++closed === clients) run.doneAfter(2000);
-          }
-        }),
-      );
+      listen(ws, 'error', run.guard, () => {
+        if (errors.length > expected.length) run.fail(`an error event after close(), after ${String(errors.length)}`);
+        errors.push(performance.now());
+        if (errors.length > expected.length) {
+          ws.close();
+          if (++closed === clients) run.doneAfter(2000);
+        }
+      });
       return { start, errors };
     });
     await run.promise;
@@ -1034,35 +938,29 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     const opens: number[] = [];
     const closes: number[] = [];
     const retryCounts: number[] = [];
-    ws.addEventListener(
-      'open',
-      r.guard(() => {
-        opens.push(performance.now());
-        const connectionCount = opens.length;
-        const client = accepted[connectionCount - 1];
-        if (client === undefined) throw new Error(`open ${String(connectionCount)}: the server accepted none`);
-        if (connectionCount <= expectedDelays.length) {
-          r.later(connectionCount * 100, () => {
-            client.close();
-          });
-        }
-        if (opens.length > expectedDelays.length) {
-          ws.close();
-          void s.stop().then(() => {
-            r.doneAfter(1000);
-          });
-        }
-      }),
-    );
-    ws.addEventListener(
-      'close',
-      r.guard(() => {
-        if (closes.length < expectedDelays.length) {
-          closes.push(performance.now());
-          retryCounts.push(ws.retryCount);
-        }
-      }),
-    );
+    listen(ws, 'open', r.guard, () => {
+      opens.push(performance.now());
+      const connectionCount = opens.length;
+      const client = accepted[connectionCount - 1];
+      if (client === undefined) throw new Error(`open ${String(connectionCount)}: the server accepted none`);
+      if (connectionCount <= expectedDelays.length) {
+        r.later(connectionCount * 100, () => {
+          client.close();
+        });
+      }
+      if (opens.length > expectedDelays.length) {
+        ws.close();
+        void s.stop().then(() => {
+          r.doneAfter(1000);
+        });
+      }
+    });
+    listen(ws, 'close', r.guard, () => {
+      if (closes.length < expectedDelays.length) {
+        closes.push(performance.now());
+        retryCounts.push(ws.retryCount);
+      }
+    });
     await r.promise;
     // From close k to open k + 1: the delay, plus a handshake on the loopback.
     const gaps = closes.map((t, k) => (opens[k + 1] ?? NaN) - t);
@@ -1073,36 +971,28 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   test('reconnect after closing', async (ctx) => {
-    const s = await ctx.server();
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { s, run } = await served(ctx);
     const ws = connect(ctx, s.url, undefined, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
     let i = 0;
-    ws.addEventListener(
-      'open',
-      run.guard(() => {
-        i++;
-        if (i === 1) ws.close();
-        if (i === 2) ws.close();
-        if (i > 2) run.fail('no more expected reconnections');
-      }),
-    );
-    ws.addEventListener(
-      'close',
-      run.guard(() => {
-        if (i === 1) {
-          run.later(1000, () => {
-            ws.reconnect();
-          });
-        }
-        if (i === 2) {
-          void s.stop().then(() => {
-            run.doneAfter(1000);
-          });
-        }
-        if (i > 2) run.fail('no more expected reconnections');
-      }),
-    );
+    listen(ws, 'open', run.guard, () => {
+      i++;
+      if (i === 1) ws.close();
+      if (i === 2) ws.close();
+      if (i > 2) run.fail('no more expected reconnections');
+    });
+    listen(ws, 'close', run.guard, () => {
+      if (i === 1) {
+        run.later(1000, () => {
+          ws.reconnect();
+        });
+      }
+      if (i === 2) {
+        void s.stop().then(() => {
+          run.doneAfter(1000);
+        });
+      }
+      if (i > 2) run.fail('no more expected reconnections');
+    });
     await run.promise;
   });
 });

@@ -15,6 +15,7 @@ import {
   againstServer,
   asFunction,
   clients,
+  keepsLevel0Handlers,
   listen,
   recordingWebSocket,
   refusedUrl,
@@ -289,88 +290,48 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
 
   test('level0 event listeners are kept after reconnect', async (context) => {
     const { make, url } = await againstRefusedUrl(context);
-    await settle(5000, (done, fail) => {
-      const ws = make(url, undefined, {
-        maxRetries: 4,
-        reconnectionDelayGrowFactor: 1.2,
-        maxReconnectionDelay: 20,
-        minReconnectionDelay: 10,
-      });
-      const handleOpen = (): void => undefined;
-      const handleClose = (): void => undefined;
-      const handleMessage = (): void => undefined;
-      const handleError = (): void => {
-        try {
-          expect(ws.onopen).toBe(handleOpen);
-          expect(ws.onclose).toBe(handleClose);
-          expect(ws.onmessage).toBe(handleMessage);
-          expect(ws.onerror).toBe(handleError);
-        } catch (error) {
-          fail(error);
-        }
-        if (ws.retryCount === 4) done();
-      };
-      ws.onopen = handleOpen;
-      ws.onclose = handleClose;
-      ws.onmessage = handleMessage;
-      ws.onerror = handleError;
+    await settle(5000, (done, _fail, guard) => {
+      keepsLevel0Handlers(make, url, guard, done);
     });
   });
 
-  test('level2 event listeners', async (context) => {
-    const { make, s } = await againstServer(context);
-    let failCalled = false;
-    await settle(5000, (done, _fail, guard) => {
-      const anyProtocol = 'foobar';
-      const ws = make(s.url, anyProtocol, {});
-      listen(ws, 'open', guard, () => {
-        expect(ws.protocol).toBe(anyProtocol);
-        expect(ws.extensions).toBe('');
-        expect(ws.bufferedAmount).toBe(0);
-        ws.close();
-        done();
-      });
-      // They throw from it; here it records, so that a call fails the test rather than the dispatch.
-      const fail = (): void => {
-        failCalled = true;
-      };
-      ws.addEventListener('unknown1', fail);
-      ws.addEventListener('open', fail);
-      ws.addEventListener('open', fail);
-      ws.removeEventListener('open', fail);
-      ws.removeEventListener('unknown2', fail);
-    });
-    expect(failCalled).toBe(false);
-  });
-
-  test('level2 event listeners using object with handleEvent', async (context) => {
-    const { make, s } = await againstServer(context);
-    let failCalled = false;
-    await settle(5000, (done, _fail, guard) => {
-      const anyProtocol = 'foobar';
-      const ws = make(s.url, anyProtocol, {});
-      ws.addEventListener('open', {
-        handleEvent: guard(() => {
-          expect(ws.protocol).toBe(anyProtocol);
-          expect(ws.extensions).toBe('');
-          expect(ws.bufferedAmount).toBe(0);
-          ws.close();
-          done();
-        }),
-      });
-      const fail = {
-        handleEvent: (): void => {
+  // The two level2 tests: the same listeners, given as functions and as objects with handleEvent.
+  const level2: { name: string; listener: (fn: () => void) => Parameters<Client['addEventListener']>[1] }[] = [
+    { name: 'level2 event listeners', listener: (fn) => fn },
+    { name: 'level2 event listeners using object with handleEvent', listener: (fn) => ({ handleEvent: fn }) },
+  ];
+  for (const { name, listener } of level2) {
+    test(name, async (context) => {
+      const { make, s } = await againstServer(context);
+      let failCalled = false;
+      await settle(5000, (done, _fail, guard) => {
+        const anyProtocol = 'foobar';
+        const ws = make(s.url, anyProtocol, {});
+        ws.addEventListener(
+          'open',
+          listener(
+            guard(() => {
+              expect(ws.protocol).toBe(anyProtocol);
+              expect(ws.extensions).toBe('');
+              expect(ws.bufferedAmount).toBe(0);
+              ws.close();
+              done();
+            }),
+          ),
+        );
+        // They throw from it; here it records, so that a call fails the test rather than the dispatch.
+        const fail = listener(() => {
           failCalled = true;
-        },
-      };
-      ws.addEventListener('unknown1', fail);
-      ws.addEventListener('open', fail);
-      ws.addEventListener('open', fail);
-      ws.removeEventListener('open', fail);
-      ws.removeEventListener('unknown2', fail);
+        });
+        ws.addEventListener('unknown1', fail);
+        ws.addEventListener('open', fail);
+        ws.addEventListener('open', fail);
+        ws.removeEventListener('open', fail);
+        ws.removeEventListener('unknown2', fail);
+      });
+      expect(failCalled).toBe(false);
     });
-    expect(failCalled).toBe(false);
-  });
+  }
 
   test('getters', async (context) => {
     const { make, s } = await againstServer(context);

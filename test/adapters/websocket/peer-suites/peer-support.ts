@@ -4,7 +4,7 @@
  * peers' tests pass no `WebSocket` option, so the class comes from the global); a refused URL on
  * 127.0.0.1 in place of their unroutable addresses; and bounded waits.
  */
-import { type MockInstance, vi } from 'vitest';
+import { type MockInstance, expect, vi } from 'vitest';
 import { holdRefusedPort } from '../../../support/refused-port.js';
 import type { TestServer, startServer } from '../../../support/websocket/ws-server.js';
 import type { PeerTestContext, SubjectClass } from './peer-suite.js';
@@ -150,6 +150,39 @@ export type Guard = <A extends unknown[]>(fn: (...args: A) => void) => (...args:
 /** `ws.addEventListener(type, guard(listener))`: a failed assertion in `listener` fails the test. */
 export function listen(ws: Client, type: string, guard: Guard, listener: (event: AnyEvent) => void): void {
   ws.addEventListener(type, guard(listener));
+}
+
+/**
+ * 'level0 event listeners are kept after reconnect' as both peers test it: a client of `url` (which
+ * refuses) gets its four `on…` handlers; each error checks, guarded, that all four are still the
+ * ones set, and the fourth retry calls `done`.
+ */
+export function keepsLevel0Handlers(
+  make: ReturnType<typeof clients>['make'],
+  url: string,
+  guard: Guard,
+  done: () => void,
+): void {
+  const ws = make(url, undefined, {
+    maxRetries: 4,
+    reconnectionDelayGrowFactor: 1.2,
+    maxReconnectionDelay: 20,
+    minReconnectionDelay: 10,
+  });
+  const handleOpen = (): void => undefined;
+  const handleClose = (): void => undefined;
+  const handleMessage = (): void => undefined;
+  const handleError = guard(() => {
+    expect(ws.onopen).toBe(handleOpen);
+    expect(ws.onclose).toBe(handleClose);
+    expect(ws.onmessage).toBe(handleMessage);
+    expect(ws.onerror).toBe(handleError);
+    if (ws.retryCount === 4) done();
+  });
+  ws.onopen = handleOpen;
+  ws.onclose = handleClose;
+  ws.onmessage = handleMessage;
+  ws.onerror = handleError;
 }
 
 /** A silenced spy on `console[method]`, restored after the test. */

@@ -22,6 +22,7 @@ import {
   type AnyEvent,
   type Client,
   clients,
+  keepsLevel0Handlers,
   listen,
   recordingWebSocket,
   refusedUrl,
@@ -468,26 +469,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
 
   test('level0 event listeners are kept after reconnect', async (ctx) => {
     const { url, run } = await refused(ctx);
-    const ws = connect(ctx, url, undefined, {
-      maxRetries: 4,
-      reconnectionDelayGrowFactor: 1.2,
-      maxReconnectionDelay: 20,
-      minReconnectionDelay: 10,
-    });
-    const handleOpen = (): void => undefined;
-    const handleClose = (): void => undefined;
-    const handleMessage = (): void => undefined;
-    const handleError = run.guard(() => {
-      expect(ws.onopen).toBe(handleOpen);
-      expect(ws.onclose).toBe(handleClose);
-      expect(ws.onmessage).toBe(handleMessage);
-      expect(ws.onerror).toBe(handleError);
-      if (ws.retryCount === 4) run.done();
-    });
-    ws.onopen = handleOpen;
-    ws.onclose = handleClose;
-    ws.onmessage = handleMessage;
-    ws.onerror = handleError;
+    keepsLevel0Handlers(clients(ctx).make, url, run.guard, run.done);
     await run.promise;
   });
 

@@ -15,10 +15,10 @@ import {
   againstServer,
   asFunction,
   clients,
+  expectStatusConstants,
   keepsLevel0Handlers,
   listen,
   recordingWebSocket,
-  refusedUrl,
   settle,
   sleep,
   spyOnConsole,
@@ -112,9 +112,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     // rewritten: they read the private socket (`_ws instanceof WebSocket`); here the global is a
     // subclass that records what it constructs.
     const recording = recordingWebSocket(context.WebSocket);
-    useGlobalWebSocket(context, recording.Class);
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
+    const { make, url } = await againstRefusedUrl(context, recording.Class);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(url, undefined, { maxRetries: 0 });
       ws.onerror = guard(() => {
@@ -141,10 +139,8 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('debug on', async (context) => {
-    useGlobalWebSocket(context);
     const logSpy = spyOnConsole(context, 'log');
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
+    const { make, url } = await againstRefusedUrl(context);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(url, undefined, { maxRetries: 0, debug: true });
       ws.onerror = guard(() => {
@@ -155,10 +151,8 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('debug off', async (context) => {
-    useGlobalWebSocket(context);
     const logSpy = spyOnConsole(context, 'log');
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
+    const { make, url } = await againstRefusedUrl(context);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(url, undefined, { maxRetries: 0 });
       ws.onerror = guard(() => {
@@ -226,49 +220,15 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     expect(s.connections).toBe(0);
   });
 
-  test('websocket sync protocolsProvider', async (context) => {
-    const { make, s } = await againstServer(context);
-    const anyProtocol = 'bar';
-    await settle(5000, (done, _fail, guard) => {
-      const ws = make(s.url, () => anyProtocol, {});
-      listen(ws, 'open', guard, () => {
-        expect(ws.url).toBe(s.url);
-        expect(ws.protocol).toBe(anyProtocol);
-        ws.close();
-      });
-      ws.addEventListener('close', () => {
-        done();
-      });
-    });
-  });
+  test('websocket sync protocolsProvider', (context) => opensWithProtocol(context, [() => 'bar', {}], 'bar'));
 
-  test('websocket async protocolsProvider', async (context) => {
-    const { make, s } = await againstServer(context);
-    const anyProtocol = 'foo';
-    await settle(5000, (done, _fail, guard) => {
-      const ws = make(s.url, () => Promise.resolve(anyProtocol), {});
-      listen(ws, 'open', guard, () => {
-        expect(ws.url).toBe(s.url);
-        expect(ws.protocol).toBe(anyProtocol);
-        ws.close();
-      });
-      ws.addEventListener('close', () => {
-        done();
-      });
-    });
-  });
+  test('websocket async protocolsProvider', (context) =>
+    opensWithProtocol(context, [() => Promise.resolve('foo'), {}], 'foo'));
 
   test('connection status constants', async (context) => {
     const { make, statics, s } = await againstServer(context);
     const ws = make(s.url, undefined, { maxRetries: 0 });
-    expect(statics.CONNECTING).toBe(0);
-    expect(statics.OPEN).toBe(1);
-    expect(statics.CLOSING).toBe(2);
-    expect(statics.CLOSED).toBe(3);
-    expect(ws.CONNECTING).toBe(0);
-    expect(ws.OPEN).toBe(1);
-    expect(ws.CLOSING).toBe(2);
-    expect(ws.CLOSED).toBe(3);
+    expectStatusConstants(statics, ws);
     ws.close();
   });
 
@@ -397,11 +357,9 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('start closed', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const anyMessageText = 'hello';
     const anyProtocol = 'foobar';
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       client.once('message', (msg) => {
         client.send(msg as Buffer);
       });
@@ -426,11 +384,9 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('connect, send, receive, close', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const anyMessageText = 'hello';
     const anyProtocol = 'foobar';
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       client.once('message', (msg) => {
         client.send(msg as Buffer);
       });
@@ -444,11 +400,9 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('connect, send, receive, reconnect', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const anyMessageText = 'hello';
     const anyProtocol = 'foobar';
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       client.once('message', (msg) => {
         client.send(msg as Buffer);
       });
@@ -570,11 +524,9 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   test('enqueue messages before websocket initialization with expected order', async (context) => {
     // rewritten: they also read the private queue's length (3); that the server receives exactly
     // the three messages, in order, before 'ok' says the same.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const messages = ['message1', 'message2', 'message3'];
     let onServerMessage: (text: string) => void = () => undefined;
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       client.on('message', (data) => {
         onServerMessage((data as Buffer).toString());
       });
@@ -603,12 +555,10 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('closing from the other side should reconnect', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const max = 3;
     let i = 0;
     let unexpected: string | undefined;
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       i++;
       // closing client from server side should trigger a reconnection
       if (i < max)
@@ -637,12 +587,10 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('closing from the other side should allow to keep closed', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const codes = [4000, 4001];
     let i = 0;
     let unexpected = false;
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       if (i > codes.length) unexpected = true;
       const code = codes[i];
       client.close(code, String(code));
@@ -691,10 +639,8 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('shouldReconnectOnClose preserves default reconnect behavior when omitted', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     let onSecond: () => void = () => undefined;
-    const s = await context.server((client, n) => {
+    const { make, s } = await againstServer(context, (client, n) => {
       if (n === 1) client.close(1008, 'policy');
       if (n === 2) onSecond();
     });
@@ -709,10 +655,8 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('reconnect() re-enables a socket stopped by shouldReconnectOnClose', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     let onSecond: () => void = () => undefined;
-    const s = await context.server((client, n) => {
+    const { make, s } = await againstServer(context, (client, n) => {
       if (n === 1) client.close(1008, 'policy');
       if (n === 2) onSecond();
     });
@@ -743,9 +687,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     // global WebSocket records each attempt, and after each failure at a refused port the clock is
     // stepped 1 ms at a time until the next attempt starts. The waits are then exact.
     const recording = recordingWebSocket(context.WebSocket);
-    useGlobalWebSocket(context, recording.Class);
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
+    const { make, url } = await againstRefusedUrl(context, recording.Class);
     const realSetTimeout = globalThis.setTimeout;
     const realSleep = (ms: number): Promise<void> =>
       new Promise((resolve) => {
@@ -795,13 +737,11 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     context.defer(() => {
       random.mockRestore();
     });
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     // Connections 1-3 last 20/40/60 ms (< 75 ms minUptime): the waits grow. Connections 4-6 last
     // 80/100/120 ms (> 75 ms): the retry count resets.
     const expectedDelays = [50, 100, 200, 50, 50, 50];
     const expectedRetryCount = [1, 2, 3, 1, 1, 1];
-    const s = await context.server((client, n) => {
+    const { make, s } = await againstServer(context, (client, n) => {
       if (n <= expectedDelays.length)
         setTimeout(() => {
           client.close();
@@ -975,10 +915,8 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('warns when send() is called after close()', async (context) => {
-    useGlobalWebSocket(context);
     const warnSpy = spyOnConsole(context, 'warn');
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(s.url);
       ws.addEventListener('open', () => {
@@ -1002,11 +940,9 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   test('messages sent after close() are delivered after reconnect(), and the warning resets', async (context) => {
     // rewritten: they read the private `_didWarnAboutClosedSend` (false after reconnect()); here the
     // reset is seen publicly: after the delivery, a close() and a send() warn a second time.
-    useGlobalWebSocket(context);
     const warnSpy = spyOnConsole(context, 'warn');
-    const { make } = clients(context);
     let onServerMessage: (text: string) => void = () => undefined;
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       client.on('message', (data) => {
         onServerMessage((data as Buffer).toString());
       });
@@ -1041,9 +977,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   test('reconnect() works after maxRetries has been exhausted', async (context) => {
     // rewritten: they point the private `_url` at the working server before reconnect(); here the
     // client has a URL provider that answers the refused URL first and the server's afterwards.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const refused = await refusedUrl(context);
+    const { make, url: refused } = await againstRefusedUrl(context);
     const s = await context.server();
     let asked = 0;
     const provider = (): string => (asked++ === 0 ? refused : s.url);

@@ -135,11 +135,15 @@ export async function againstServer(
   return { ...made, s: await context.server(onConnection) };
 }
 
-/** How the peers' tests of failing connections start: as {@link againstServer}, with a refused URL. */
+/**
+ * How the peers' tests of failing connections start: as {@link againstServer}, with a refused URL;
+ * `Class` is the global WebSocket (the run's unless given).
+ */
 export async function againstRefusedUrl(
   context: PeerTestContext,
+  Class: unknown = context.WebSocket,
 ): Promise<ReturnType<typeof clients> & { url: string }> {
-  useGlobalWebSocket(context);
+  useGlobalWebSocket(context, Class);
   const made = clients(context);
   return { ...made, url: await refusedUrl(context) };
 }
@@ -150,6 +154,16 @@ export type Guard = <A extends unknown[]>(fn: (...args: A) => void) => (...args:
 /** `ws.addEventListener(type, guard(listener))`: a failed assertion in `listener` fails the test. */
 export function listen(ws: Client, type: string, guard: Guard, listener: (event: AnyEvent) => void): void {
   ws.addEventListener(type, guard(listener));
+}
+
+/** 'connection status constants' as both peers test it: the four readyState values, on the class and on a client. */
+export function expectStatusConstants(Class: ClientClass, ws: Client): void {
+  for (const target of [Class, ws]) {
+    expect(target.CONNECTING).toBe(0);
+    expect(target.OPEN).toBe(1);
+    expect(target.CLOSING).toBe(2);
+    expect(target.CLOSED).toBe(3);
+  }
 }
 
 /**

@@ -21,7 +21,9 @@ import { type KnownDifference, type PeerTestContext, peerSuite } from './peer-su
 import {
   type AnyEvent,
   type Client,
+  type ClientClass,
   clients,
+  expectStatusConstants,
   keepsLevel0Handlers,
   listen,
   recordingWebSocket,
@@ -442,15 +444,8 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     const url = await refusedUrl(ctx);
     useGlobalWebSocket(ctx, ctx.WebSocket);
     const ws = connect(ctx, url, undefined, { maxRetries: 0 });
-    const statics = ctx.RWS as unknown as Record<'CONNECTING' | 'OPEN' | 'CLOSING' | 'CLOSED', number>;
-    expect(statics.CONNECTING).toBe(0);
-    expect(statics.OPEN).toBe(1);
-    expect(statics.CLOSING).toBe(2);
-    expect(statics.CLOSED).toBe(3);
-    expect(ws.CONNECTING).toBe(0);
-    expect(ws.OPEN).toBe(1);
-    expect(ws.CLOSING).toBe(2);
-    expect(ws.CLOSED).toBe(3);
+    const statics = ctx.RWS as unknown as ClientClass;
+    expectStatusConstants(statics, ws);
     ws.close();
   });
 

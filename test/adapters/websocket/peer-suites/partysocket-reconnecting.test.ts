@@ -11,11 +11,13 @@ import { type KnownDifference, type PeerTestContext, peerSuite } from './peer-su
 import {
   type AnyEvent,
   type Client,
+  QUEUE_TESTS,
   againstRefusedUrl,
   againstServer,
   asFunction,
   clients,
   expectStatusConstants,
+  holdsMessagesWhileFailing,
   keepsLevel0Handlers,
   listen,
   recordingWebSocket,
@@ -71,6 +73,13 @@ async function opensWithProtocol(
     });
   });
 }
+
+/** Their echo server: the first message goes back, as binary. */
+const echoOnce: Parameters<PeerTestContext['server']>[0] = (client) => {
+  client.once('message', (msg) => {
+    client.send(msg as Buffer);
+  });
+};
 
 /**
  * The round trip that 'start closed' and 'connect, send, receive, close' share (8 assertions): on
@@ -359,11 +368,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   test('start closed', async (context) => {
     const anyMessageText = 'hello';
     const anyProtocol = 'foobar';
-    const { make, s } = await againstServer(context, (client) => {
-      client.once('message', (msg) => {
-        client.send(msg as Buffer);
-      });
-    });
+    const { make, s } = await againstServer(context, echoOnce);
     expect.assertions(10);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(s.url, anyProtocol, {
@@ -386,11 +391,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   test('connect, send, receive, close', async (context) => {
     const anyMessageText = 'hello';
     const anyProtocol = 'foobar';
-    const { make, s } = await againstServer(context, (client) => {
-      client.once('message', (msg) => {
-        client.send(msg as Buffer);
-      });
-    });
+    const { make, s } = await againstServer(context, echoOnce);
     expect.assertions(9);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(s.url, anyProtocol, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
@@ -402,11 +403,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   test('connect, send, receive, reconnect', async (context) => {
     const anyMessageText = 'hello';
     const anyProtocol = 'foobar';
-    const { make, s } = await againstServer(context, (client) => {
-      client.once('message', (msg) => {
-        client.send(msg as Buffer);
-      });
-    });
+    const { make, s } = await againstServer(context, echoOnce);
     const totalRounds = 3;
     let currentRound = 0;
     // 6 = 3 * 2 open; 8 = 2 * 3 message + 2 reconnect; 7 = 2 * 3 close + 1 closed
@@ -492,34 +489,14 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     });
   });
 
-  test('enqueue messages', async (context) => {
-    const { make, url } = await againstRefusedUrl(context);
-    await settle(5000, (done, _fail, guard) => {
-      const ws = make(url, undefined, { maxRetries: 0 });
-      const count = 10;
-      const message = 'message';
-      for (let i = 0; i < count; i++) ws.send(message);
-      ws.onerror = guard(() => {
-        expect(ws.bufferedAmount).toBe(message.length * count);
-        done();
+  for (const { name, maxEnqueuedMessages } of QUEUE_TESTS) {
+    test(name, async (context) => {
+      const { make, url } = await againstRefusedUrl(context);
+      await settle(5000, (done, _fail, guard) => {
+        holdsMessagesWhileFailing(make, url, maxEnqueuedMessages, guard, done);
       });
     });
-  });
-
-  test('respect maximum enqueued messages', async (context) => {
-    const { make, url } = await againstRefusedUrl(context);
-    await settle(5000, (done, _fail, guard) => {
-      const queueSize = 2;
-      const ws = make(url, undefined, { maxRetries: 0, maxEnqueuedMessages: queueSize });
-      const count = 10;
-      const message = 'message';
-      for (let i = 0; i < count; i++) ws.send(message);
-      ws.onerror = guard(() => {
-        expect(ws.bufferedAmount).toBe(message.length * queueSize);
-        done();
-      });
-    });
-  });
+  }
 
   test('enqueue messages before websocket initialization with expected order', async (context) => {
     // rewritten: they also read the private queue's length (3); that the server receives exactly

@@ -199,6 +199,38 @@ export function keepsLevel0Handlers(
   ws.onerror = handleError;
 }
 
+/**
+ * 'enqueue messages' and 'respect maximum enqueued messages' as both peers test them: ten messages
+ * sent to a client of `url` (which refuses) are held, all ten or `maxEnqueuedMessages` of them; its
+ * error event checks bufferedAmount, guarded, and calls `done`.
+ */
+export function holdsMessagesWhileFailing(
+  make: ReturnType<typeof clients>['make'],
+  url: string,
+  maxEnqueuedMessages: number | undefined,
+  guard: Guard,
+  done: () => void,
+): void {
+  const ws = make(
+    url,
+    undefined,
+    maxEnqueuedMessages === undefined ? { maxRetries: 0 } : { maxRetries: 0, maxEnqueuedMessages },
+  );
+  const count = 10;
+  const message = 'message';
+  for (let i = 0; i < count; i++) ws.send(message);
+  ws.onerror = guard(() => {
+    expect(ws.bufferedAmount).toBe(message.length * (maxEnqueuedMessages ?? count));
+    done();
+  });
+}
+
+/** The two queue tests of both peers, by name: how many messages the client may hold. */
+export const QUEUE_TESTS = [
+  { name: 'enqueue messages', maxEnqueuedMessages: undefined },
+  { name: 'respect maximum enqueued messages', maxEnqueuedMessages: 2 },
+] as const;
+
 /** A silenced spy on `console[method]`, restored after the test. */
 export function spyOnConsole(context: PeerTestContext, method: 'log' | 'warn'): MockInstance<typeof console.log> {
   const spy = vi.spyOn(console, method).mockReturnValue();

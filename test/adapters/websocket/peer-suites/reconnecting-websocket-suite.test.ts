@@ -22,8 +22,10 @@ import {
   type AnyEvent,
   type Client,
   type ClientClass,
+  QUEUE_TESTS,
   clients,
   expectStatusConstants,
+  holdsMessagesWhileFailing,
   keepsLevel0Handlers,
   listen,
   recordingWebSocket,
@@ -95,8 +97,11 @@ function finish(ctx: PeerTestContext, limit = 5000): Finish {
 }
 
 /** How most of its tests start: a server of the test's own, the runtime's WebSocket as the global, and `done`. */
-async function served(ctx: PeerTestContext): Promise<{ s: TestServer; run: Finish }> {
-  const s = await ctx.server();
+async function served(
+  ctx: PeerTestContext,
+  onConnection?: Parameters<PeerTestContext['server']>[0],
+): Promise<{ s: TestServer; run: Finish }> {
+  const s = await ctx.server(onConnection);
   useGlobalWebSocket(ctx, ctx.WebSocket);
   return { s, run: finish(ctx) };
 }
@@ -107,6 +112,13 @@ async function refused(ctx: PeerTestContext, limit?: number): Promise<{ url: str
   useGlobalWebSocket(ctx, ctx.WebSocket);
   return { url, run: finish(ctx, limit) };
 }
+
+/** Their echo server: each message goes back as it came (text as text). */
+const echoAsSent: Parameters<PeerTestContext['server']>[0] = (client) => {
+  client.on('message', (data, isBinary) => {
+    client.send(data, { binary: isBinary });
+  });
+};
 
 /** Their commonest ending: on close, the server stops and the test ends 500 ms later. */
 function endOnClose(ws: Client, run: Finish, s: TestServer): void {
@@ -599,14 +611,8 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   test('start closed', async (ctx) => {
     const anyMessageText = 'hello';
     const anyProtocol = 'foobar';
-    const s = await ctx.server((client) => {
-      client.on('message', (data, isBinary) => {
-        client.send(data, { binary: isBinary });
-      });
-    });
-    useGlobalWebSocket(ctx, ctx.WebSocket);
+    const { s, run } = await served(ctx, echoAsSent);
     expect.assertions(8);
-    const run = finish(ctx);
     const ws = connect(ctx, s.url, anyProtocol, {
       minReconnectionDelay: 100,
       maxReconnectionDelay: 200,
@@ -624,14 +630,8 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   test('connect, send, receive, close', async (ctx) => {
     const anyMessageText = 'hello';
     const anyProtocol = 'foobar';
-    const s = await ctx.server((client) => {
-      client.on('message', (data, isBinary) => {
-        client.send(data, { binary: isBinary });
-      });
-    });
-    useGlobalWebSocket(ctx, ctx.WebSocket);
+    const { s, run } = await served(ctx, echoAsSent);
     expect.assertions(7);
-    const run = finish(ctx);
     const ws = connect(ctx, s.url, anyProtocol, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
     expect(ws.readyState).toBe(ws.CONNECTING);
     echoThenClose(ws, run, s, { protocol: anyProtocol, text: anyMessageText });
@@ -641,17 +641,11 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   test('connect, send, receive, reconnect', async (ctx) => {
     const anyMessageText = 'hello';
     const anyProtocol = 'foobar';
-    const s = await ctx.server((client) => {
-      client.on('message', (data, isBinary) => {
-        client.send(data, { binary: isBinary });
-      });
-    });
-    useGlobalWebSocket(ctx, ctx.WebSocket);
+    const { s, run } = await served(ctx, echoAsSent);
     const totalRounds = 3;
     let currentRound = 0;
     // 3 opens x 2, 3 messages x 2 + 2 reconnects, 2 reconnect closes x 2 + the last close x 3
     expect.assertions(21);
-    const run = finish(ctx);
     const ws = connect(ctx, s.url, anyProtocol, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
     ws.onopen = run.guard(() => {
       currentRound++;
@@ -734,32 +728,13 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     await run.promise;
   });
 
-  test('enqueue messages', async (ctx) => {
-    const { url, run } = await refused(ctx);
-    const ws = connect(ctx, url, undefined, { maxRetries: 0 });
-    const count = 10;
-    const message = 'message';
-    for (let i = 0; i < count; i++) ws.send(message);
-    ws.onerror = run.guard(() => {
-      expect(ws.bufferedAmount).toBe(message.length * count);
-      run.done();
+  for (const { name, maxEnqueuedMessages } of QUEUE_TESTS) {
+    test(name, async (ctx) => {
+      const { url, run } = await refused(ctx);
+      holdsMessagesWhileFailing(clients(ctx).make, url, maxEnqueuedMessages, run.guard, run.done);
+      await run.promise;
     });
-    await run.promise;
-  });
-
-  test('respect maximum enqueued messages', async (ctx) => {
-    const { url, run } = await refused(ctx);
-    const queueSize = 2;
-    const ws = connect(ctx, url, undefined, { maxRetries: 0, maxEnqueuedMessages: queueSize });
-    const count = 10;
-    const message = 'message';
-    for (let i = 0; i < count; i++) ws.send(message);
-    ws.onerror = run.guard(() => {
-      expect(ws.bufferedAmount).toBe(message.length * queueSize);
-      run.done();
-    });
-    await run.promise;
-  });
+  }
 
   // rewritten: it read the private `_messageQueue.length`; that the three messages are held shows in
   // bufferedAmount (their total length, as the peer checks) and in the server receiving all three,

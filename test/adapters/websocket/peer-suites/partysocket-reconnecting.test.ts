@@ -20,6 +20,7 @@ import {
   holdsMessagesWhileFailing,
   keepsLevel0Handlers,
   listen,
+  pinMathRandom,
   recordingWebSocket,
   settle,
   sleep,
@@ -72,6 +73,21 @@ async function opensWithProtocol(
       done();
     });
   });
+}
+
+/** Whether a client made of `args` is refused: its constructor throws, or it has an error event within 200 ms. */
+async function refuses(make: ReturnType<typeof clients>['make'], ...args: Parameters<typeof make>): Promise<boolean> {
+  let refused = false;
+  try {
+    const ws = make(...args);
+    ws.onerror = () => {
+      refused = true;
+    };
+    await sleep(200);
+  } catch {
+    refused = true;
+  }
+  return refused;
 }
 
 /** Their echo server: the first message goes back, as binary. */
@@ -189,17 +205,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
       expect(s.connections).toBe(i + 1);
     }
     for (const provider of [123, () => 123] as unknown[]) {
-      let refused = false;
-      try {
-        const ws = make(provider, undefined, { maxRetries: 0 });
-        ws.onerror = () => {
-          refused = true;
-        };
-        await sleep(200);
-      } catch {
-        refused = true;
-      }
-      expect(refused).toBe(true);
+      expect(await refuses(make, provider, undefined, { maxRetries: 0 })).toBe(true);
     }
     expect(s.connections).toBe(providers.length);
   });
@@ -215,17 +221,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     // that provider is given to a client, which must refuse it (the constructor throws or an error
     // event comes) and never connect.
     const { make, s } = await againstServer(context);
-    let refused = false;
-    try {
-      const ws = make(s.url, () => /Hahaha/, {});
-      ws.onerror = () => {
-        refused = true;
-      };
-      await sleep(200);
-    } catch {
-      refused = true;
-    }
-    expect(refused).toBe(true);
+    expect(await refuses(make, s.url, () => /Hahaha/, {})).toBe(true);
     expect(s.connections).toBe(0);
   });
 
@@ -710,10 +706,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     // is public and read as they read `_retryCount` (the values are >= 1, where the two agree).
     // Math.random is pinned at 0.5: redialer's jitter is then at its midpoint (a factor of 1), since
     // the jitter is 'reconnection delay grow factor''s difference and this test is about minUptime.
-    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
-    context.defer(() => {
-      random.mockRestore();
-    });
+    pinMathRandom(context, 0.5);
     // Connections 1-3 last 20/40/60 ms (< 75 ms minUptime): the waits grow. Connections 4-6 last
     // 80/100/120 ms (> 75 ms): the retry count resets.
     const expectedDelays = [50, 100, 200, 50, 50, 50];

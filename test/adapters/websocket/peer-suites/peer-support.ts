@@ -232,12 +232,23 @@ export const QUEUE_TESTS = [
 ] as const;
 
 /** A silenced spy on `console[method]`, restored after the test. */
-export function spyOnConsole(context: PeerTestContext, method: 'log' | 'warn'): MockInstance<typeof console.log> {
+export function spyOnConsole(
+  context: PeerTestContext,
+  method: 'log' | 'warn' | 'debug',
+): MockInstance<typeof console.log> {
   const spy = vi.spyOn(console, method).mockReturnValue();
   context.defer(() => {
     spy.mockRestore();
   });
   return spy;
+}
+
+/** Pins `Math.random` at `value` until the test's cleanups. */
+export function pinMathRandom(context: PeerTestContext, value: number): void {
+  const random = vi.spyOn(Math, 'random').mockReturnValue(value);
+  context.defer(() => {
+    random.mockRestore();
+  });
 }
 
 export function sleep(ms: number): Promise<void> {

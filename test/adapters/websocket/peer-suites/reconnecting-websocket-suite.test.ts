@@ -13,7 +13,7 @@
  * - a test that read a private member checks the same promise through public behaviour, and says so
  *   in a `// rewritten:` comment.
  */
-import { expect, vi } from 'vitest';
+import { expect } from 'vitest';
 import WS from 'ws';
 import { ClientWebSocket } from '../../../support/websocket/client-websocket.js';
 import { type TestServer, startBlackHole } from '../../../support/websocket/ws-server.js';
@@ -28,9 +28,11 @@ import {
   holdsMessagesWhileFailing,
   keepsLevel0Handlers,
   listen,
+  pinMathRandom,
   recordingWebSocket,
   refusedUrl,
   sleep,
+  spyOnConsole,
   useGlobalWebSocket,
 } from './peer-support.js';
 
@@ -119,6 +121,29 @@ const echoAsSent: Parameters<PeerTestContext['server']>[0] = (client) => {
     client.send(data, { binary: isBinary });
   });
 };
+
+/**
+ * The two tests that a client constructs the WebSocket class it is given (as the global, or as the
+ * `WebSocket` option with no global): a recording subclass sees one socket made, of that class.
+ */
+async function usesTheClassGiven(ctx: PeerTestContext, given: 'as the global' | 'as an option'): Promise<void> {
+  const url = await refusedUrl(ctx);
+  const { Class, made } = recordingWebSocket(ctx.WebSocket);
+  useGlobalWebSocket(ctx, given === 'as the global' ? Class : null);
+  const run = finish(ctx);
+  const ws = connect(
+    ctx,
+    url,
+    undefined,
+    given === 'as the global' ? { maxRetries: 0 } : { WebSocket: Class, maxRetries: 0 },
+  );
+  ws.onerror = run.guard(() => {
+    expect(made).toHaveLength(1);
+    expect(made[0]).toBeInstanceOf(ctx.WebSocket);
+    run.done();
+  });
+  await run.promise;
+}
 
 /** Their commonest ending: on close, the server stops and the test ends 500 ms later. */
 function endOnClose(ws: Client, run: Finish, s: TestServer): void {
@@ -325,19 +350,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   // rewritten: it read the private `_ws`; the global class, counting its instances, shows it was used.
-  test('global WebSocket is used if available', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    const { Class, made } = recordingWebSocket(ctx.WebSocket);
-    useGlobalWebSocket(ctx, Class);
-    const run = finish(ctx);
-    const ws = connect(ctx, url, undefined, { maxRetries: 0 });
-    ws.onerror = run.guard(() => {
-      expect(made).toHaveLength(1);
-      expect(made[0]).toBeInstanceOf(ctx.WebSocket);
-      run.done();
-    });
-    await run.promise;
-  });
+  test('global WebSocket is used if available', (ctx) => usesTheClassGiven(ctx, 'as the global'));
 
   test('getters when not ready', async (ctx) => {
     const { url, run } = await refused(ctx);
@@ -358,16 +371,10 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   test('debug on', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const logSpy = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    const { url, run } = await refused(ctx);
+    const logSpy = spyOnConsole(ctx, 'log');
     // Not asserted on: keeps redialer's debug lines (console.debug) out of the test output.
-    const debugSpy = vi.spyOn(console, 'debug').mockImplementation(() => undefined);
-    ctx.defer(() => {
-      logSpy.mockRestore();
-      debugSpy.mockRestore();
-    });
-    const run = finish(ctx);
+    spyOnConsole(ctx, 'debug');
     const ws = connect(ctx, url, undefined, { maxRetries: 0, debug: true });
     ws.onerror = run.guard(() => {
       expect(logSpy).toHaveBeenCalledWith('RWS>', 'connect', 0);
@@ -377,13 +384,8 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   test('debug off', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const logSpy = vi.spyOn(console, 'log').mockImplementation(() => undefined);
-    ctx.defer(() => {
-      logSpy.mockRestore();
-    });
-    const run = finish(ctx);
+    const { url, run } = await refused(ctx);
+    const logSpy = spyOnConsole(ctx, 'log');
     const ws = connect(ctx, url, undefined, { maxRetries: 0 });
     ws.onerror = run.guard(() => {
       expect(logSpy).not.toHaveBeenCalled();
@@ -393,19 +395,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   // rewritten: it read the private `_ws`; the class passed, counting its instances, shows it was used.
-  test('pass WebSocket via options', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, null);
-    const { Class, made } = recordingWebSocket(ctx.WebSocket);
-    const run = finish(ctx);
-    const ws = connect(ctx, url, undefined, { WebSocket: Class, maxRetries: 0 });
-    ws.onerror = run.guard(() => {
-      expect(made).toHaveLength(1);
-      expect(made[0]).toBeInstanceOf(ctx.WebSocket);
-      run.done();
-    });
-    await run.promise;
-  });
+  test('pass WebSocket via options', (ctx) => usesTheClassGiven(ctx, 'as an option'));
 
   // rewritten: it called the private `_getNextUrl`; each kind of url is given to a client instead: a
   // string, a function and an async function connect to a live server; 123, or a function returning
@@ -869,10 +859,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   test('minUptime', async (ctx) => {
     // Math.random is pinned at 0.5: redialer's jitter is then at its midpoint (a factor of 1), since
     // the jitter is 'reconnection delay grow factor''s difference and this test is about minUptime.
-    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
-    ctx.defer(() => {
-      random.mockRestore();
-    });
+    pinMathRandom(ctx, 0.5);
     const expectedDelays = [100, 200, 400, 800, 100, 100];
     const expectedRetryCount = [1, 2, 3, 4, 1, 1];
     const r = finish(ctx, 9000);

@@ -11,14 +11,11 @@ import { type KnownDifference, type PeerTestContext, peerSuite } from './peer-su
 import {
   type AnyEvent,
   type Client,
-  QUEUE_TESTS,
   againstRefusedUrl,
   againstServer,
   asFunction,
+  bothPeers,
   clients,
-  expectStatusConstants,
-  holdsMessagesWhileFailing,
-  keepsLevel0Handlers,
   listen,
   pinMathRandom,
   recordingWebSocket,
@@ -89,6 +86,10 @@ async function refuses(make: ReturnType<typeof clients>['make'], ...args: Parame
   }
   return refused;
 }
+
+/** What the echo tests send, and the protocol they ask for. */
+const anyMessageText = 'hello';
+const anyProtocol = 'foobar';
 
 /** Their echo server: the first message goes back, as binary. */
 const echoOnce: Parameters<PeerTestContext['server']>[0] = (client) => {
@@ -233,7 +234,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   test('connection status constants', async (context) => {
     const { make, statics, s } = await againstServer(context);
     const ws = make(s.url, undefined, { maxRetries: 0 });
-    expectStatusConstants(statics, ws);
+    bothPeers.expectStatusConstants(statics, ws);
     ws.close();
   });
 
@@ -256,7 +257,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   test('level0 event listeners are kept after reconnect', async (context) => {
     const { make, url } = await againstRefusedUrl(context);
     await settle(5000, (done, _fail, guard) => {
-      keepsLevel0Handlers(make, url, guard, done);
+      bothPeers.keepsLevel0Handlers(make, url, guard, done);
     });
   });
 
@@ -362,8 +363,6 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('start closed', async (context) => {
-    const anyMessageText = 'hello';
-    const anyProtocol = 'foobar';
     const { make, s } = await againstServer(context, echoOnce);
     expect.assertions(10);
     await settle(5000, (done, _fail, guard) => {
@@ -385,8 +384,6 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('connect, send, receive, close', async (context) => {
-    const anyMessageText = 'hello';
-    const anyProtocol = 'foobar';
     const { make, s } = await againstServer(context, echoOnce);
     expect.assertions(9);
     await settle(5000, (done, _fail, guard) => {
@@ -397,8 +394,6 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('connect, send, receive, reconnect', async (context) => {
-    const anyMessageText = 'hello';
-    const anyProtocol = 'foobar';
     const { make, s } = await againstServer(context, echoOnce);
     const totalRounds = 3;
     let currentRound = 0;
@@ -485,11 +480,11 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     });
   });
 
-  for (const { name, maxEnqueuedMessages } of QUEUE_TESTS) {
+  for (const { name, maxEnqueuedMessages } of bothPeers.QUEUE_TESTS) {
     test(name, async (context) => {
       const { make, url } = await againstRefusedUrl(context);
       await settle(5000, (done, _fail, guard) => {
-        holdsMessagesWhileFailing(make, url, maxEnqueuedMessages, guard, done);
+        bothPeers.holdsMessagesWhileFailing(make, url, maxEnqueuedMessages, guard, done);
       });
     });
   }

@@ -157,7 +157,7 @@ export function listen(ws: Client, type: string, guard: Guard, listener: (event:
 }
 
 /** 'connection status constants' as both peers test it: the four readyState values, on the class and on a client. */
-export function expectStatusConstants(Class: ClientClass, ws: Client): void {
+function expectStatusConstants(Class: ClientClass, ws: Client): void {
   for (const target of [Class, ws]) {
     expect(target.CONNECTING).toBe(0);
     expect(target.OPEN).toBe(1);
@@ -171,7 +171,7 @@ export function expectStatusConstants(Class: ClientClass, ws: Client): void {
  * refuses) gets its four `on…` handlers; each error checks, guarded, that all four are still the
  * ones set, and the fourth retry calls `done`.
  */
-export function keepsLevel0Handlers(
+function keepsLevel0Handlers(
   make: ReturnType<typeof clients>['make'],
   url: string,
   guard: Guard,
@@ -204,7 +204,7 @@ export function keepsLevel0Handlers(
  * sent to a client of `url` (which refuses) are held, all ten or `maxEnqueuedMessages` of them; its
  * error event checks bufferedAmount, guarded, and calls `done`.
  */
-export function holdsMessagesWhileFailing(
+function holdsMessagesWhileFailing(
   make: ReturnType<typeof clients>['make'],
   url: string,
   maxEnqueuedMessages: number | undefined,
@@ -226,10 +226,16 @@ export function holdsMessagesWhileFailing(
 }
 
 /** The two queue tests of both peers, by name: how many messages the client may hold. */
-export const QUEUE_TESTS = [
+const QUEUE_TESTS = [
   { name: 'enqueue messages', maxEnqueuedMessages: undefined },
   { name: 'respect maximum enqueued messages', maxEnqueuedMessages: 2 },
 ] as const;
+
+/**
+ * The tests that both peers' suites hold (partysocket's began as a copy of reconnecting-websocket's),
+ * written once: each suite calls them under the peer's own names, with its own `done`.
+ */
+export const bothPeers = { expectStatusConstants, keepsLevel0Handlers, holdsMessagesWhileFailing, QUEUE_TESTS };
 
 /** A silenced spy on `console[method]`, restored after the test. */
 export function spyOnConsole(

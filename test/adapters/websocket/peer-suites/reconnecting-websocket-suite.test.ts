@@ -22,11 +22,8 @@ import {
   type AnyEvent,
   type Client,
   type ClientClass,
-  QUEUE_TESTS,
+  bothPeers,
   clients,
-  expectStatusConstants,
-  holdsMessagesWhileFailing,
-  keepsLevel0Handlers,
   listen,
   pinMathRandom,
   recordingWebSocket,
@@ -447,7 +444,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     useGlobalWebSocket(ctx, ctx.WebSocket);
     const ws = connect(ctx, url, undefined, { maxRetries: 0 });
     const statics = ctx.RWS as unknown as ClientClass;
-    expectStatusConstants(statics, ws);
+    bothPeers.expectStatusConstants(statics, ws);
     ws.close();
   });
 
@@ -466,7 +463,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
 
   test('level0 event listeners are kept after reconnect', async (ctx) => {
     const { url, run } = await refused(ctx);
-    keepsLevel0Handlers(clients(ctx).make, url, run.guard, run.done);
+    bothPeers.keepsLevel0Handlers(clients(ctx).make, url, run.guard, run.done);
     await run.promise;
   });
 
@@ -718,10 +715,10 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     await run.promise;
   });
 
-  for (const { name, maxEnqueuedMessages } of QUEUE_TESTS) {
+  for (const { name, maxEnqueuedMessages } of bothPeers.QUEUE_TESTS) {
     test(name, async (ctx) => {
       const { url, run } = await refused(ctx);
-      holdsMessagesWhileFailing(clients(ctx).make, url, maxEnqueuedMessages, run.guard, run.done);
+      bothPeers.holdsMessagesWhileFailing(clients(ctx).make, url, maxEnqueuedMessages, run.guard, run.done);
       await run.promise;
     });
   }

@@ -7,7 +7,16 @@
  */
 import { expect } from 'vitest';
 import { type KnownDifference, peerSuite } from './peer-suite.js';
-import { againstServer, clients, refusedUrl, settle, sleep, useGlobalWebSocket } from './peer-support.js';
+import {
+  againstRefusedUrl,
+  againstServer,
+  clients,
+  expectReadyStateConstants,
+  reconnectUntilOpen,
+  refusedUrl,
+  sleep,
+  useGlobalWebSocket,
+} from './peer-support.js';
 
 const known: Record<string, KnownDifference> = {};
 
@@ -33,12 +42,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
     const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { startClosed: true });
     ps.binaryType = 'arraybuffer';
-    await settle(5000, (done) => {
-      ps.addEventListener('open', () => {
-        done();
-      });
-      ps.reconnect();
-    });
+    await reconnectUntilOpen(ps);
     expect(ps.binaryType).toBe('arraybuffer');
     ps.close();
   });
@@ -48,24 +52,10 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
     const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { startClosed: true });
     ps.binaryType = 'arraybuffer';
-    await settle(5000, (done) => {
-      ps.addEventListener('open', () => {
-        done();
-      });
-      ps.reconnect();
-    });
+    await reconnectUntilOpen(ps);
     expect(ps.binaryType).toBe('arraybuffer');
     // Trigger reconnection
-    await settle(5000, (done) => {
-      ps.addEventListener(
-        'open',
-        () => {
-          done();
-        },
-        { once: true },
-      );
-      ps.reconnect();
-    });
+    await reconnectUntilOpen(ps, { once: true });
     expect(ps.binaryType).toBe('arraybuffer');
     ps.close();
   });
@@ -143,12 +133,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
     ps.send('queued1');
     ps.send('queued2');
     expect(ps.bufferedAmount).toBeGreaterThan(0);
-    await settle(5000, (done) => {
-      ps.addEventListener('open', () => {
-        done();
-      });
-      ps.reconnect();
-    });
+    await reconnectUntilOpen(ps);
     // Wait for messages to be sent
     await sleep(100);
     expect(s.received).toContain('queued1');
@@ -158,37 +143,26 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
 
   // Edge Cases - ReadyState Constants
   test('should expose static readyState constants', (context) => {
-    const { statics } = clients(context);
-    expect(statics.CONNECTING).toBe(0);
-    expect(statics.OPEN).toBe(1);
-    expect(statics.CLOSING).toBe(2);
-    expect(statics.CLOSED).toBe(3);
+    expectReadyStateConstants(clients(context).statics);
   });
 
   test('should expose instance readyState constants', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ps = make(await refusedUrl(context), undefined, { startClosed: true });
-    expect(ps.CONNECTING).toBe(0);
-    expect(ps.OPEN).toBe(1);
-    expect(ps.CLOSING).toBe(2);
-    expect(ps.CLOSED).toBe(3);
+    const { make, url } = await againstRefusedUrl(context);
+    expectReadyStateConstants(make(url, undefined, { startClosed: true }));
   });
 
   test('should report CLOSED state when startClosed is true', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make, statics } = clients(context);
-    const ps = make(await refusedUrl(context), undefined, { startClosed: true });
+    const { make, statics, url } = await againstRefusedUrl(context);
+    const ps = make(url, undefined, { startClosed: true });
     expect(ps.readyState).toBe(statics.CLOSED);
   });
 
   test('should report CONNECTING state by default', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make, statics } = clients(context);
-    const ps = make(await refusedUrl(context));
+    const { make, statics, url } = await againstRefusedUrl(context);
+    const ps = make(url);
     expect(ps.readyState).toBe(statics.CONNECTING);
     ps.close();
   });
@@ -207,12 +181,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
     // rewritten: PartySocket in theirs; the base class here
     const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { startClosed: true });
-    await settle(5000, (done) => {
-      ps.addEventListener('open', () => {
-        done();
-      });
-      ps.reconnect();
-    });
+    await reconnectUntilOpen(ps);
     ps.close();
     expect(() => {
       ps.close();
@@ -243,12 +212,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
     // rewritten: PartySocket in theirs; the base class here
     const { make, s } = await againstServer(context);
     const ps = make(s.url, undefined, { startClosed: true });
-    await settle(5000, (done) => {
-      ps.addEventListener('open', () => {
-        done();
-      });
-      ps.reconnect();
-    });
+    await reconnectUntilOpen(ps);
     // Force a reconnection by calling reconnect
     ps.reconnect();
     // retryCount should be reset to 0

@@ -8,11 +8,12 @@ import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { expect, vi } from 'vitest';
 import { startBlackHole } from '../../../support/websocket/ws-server.js';
-import { type KnownDifference, peerSuite } from './peer-suite.js';
+import { type KnownDifference, type PeerTestContext, peerSuite } from './peer-suite.js';
 import {
   type AnyEvent,
   againstServer,
   clients,
+  reconnectUntilOpen,
   refusedUrl,
   settle,
   sleep,
@@ -46,41 +47,31 @@ function errorTimes(ws: { addEventListener(type: string, listener: () => void): 
   return times;
 }
 
+/** The two tests of a URL provider that throws (or rejects): the client has an error event within 100 ms. */
+async function errorsFromProvider(context: PeerTestContext, provider: () => unknown): Promise<void> {
+  useGlobalWebSocket(context);
+  const { make } = clients(context);
+  const errorSpy = vi.fn();
+  const ws = make(provider, undefined, { maxRetries: 0 });
+  ws.addEventListener('error', (event: AnyEvent) => {
+    errorSpy(event);
+  });
+  await sleep(100);
+  expect(errorSpy).toHaveBeenCalled();
+  ws.close();
+}
+
 peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => {
   // Error Handling - URL Providers
-  test('handles async URL provider that throws', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const errorSpy = vi.fn();
-    const ws = make(() => Promise.reject(new Error('URL fetch failed')), undefined, { maxRetries: 0 });
-    ws.addEventListener('error', (event: AnyEvent) => {
-      errorSpy(event);
-    });
-    await sleep(100);
-    expect(errorSpy).toHaveBeenCalled();
-    ws.close();
-  });
+  test('handles async URL provider that throws', (context) =>
+    errorsFromProvider(context, () => Promise.reject(new Error('URL fetch failed'))));
 
-  test('handles sync URL provider that throws', async (context) => {
-    // rewritten: their assertion runs in a timer the test does not wait for (it cannot fail the
-    // test); here the test waits for it.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const errorSpy = vi.fn();
-    const ws = make(
-      () => {
-        throw new Error('URL generation failed');
-      },
-      undefined,
-      { maxRetries: 0 },
-    );
-    ws.addEventListener('error', (event: AnyEvent) => {
-      errorSpy(event);
-    });
-    await sleep(100);
-    expect(errorSpy).toHaveBeenCalled();
-    ws.close();
-  });
+  // rewritten: their assertion runs in a timer the test does not wait for (it cannot fail the test);
+  // here the test waits for it.
+  test('handles sync URL provider that throws', (context) =>
+    errorsFromProvider(context, () => {
+      throw new Error('URL generation failed');
+    }));
 
   test('handles invalid URL provider type', async (context) => {
     // rewritten: they call the private `_getNextUrl(123)` and expect it to throw; here a client is
@@ -129,12 +120,7 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
     // with null protocols connects and the server selects none.
     const { make, s } = await againstServer(context);
     const ws = make(s.url, null, { maxRetries: 0, startClosed: true });
-    await settle(5000, (done) => {
-      ws.addEventListener('open', () => {
-        done();
-      });
-      ws.reconnect();
-    });
+    await reconnectUntilOpen(ws);
     expect(ws.protocol).toBe('');
     ws.close();
   });

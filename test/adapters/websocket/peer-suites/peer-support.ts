@@ -158,12 +158,16 @@ export function listen(ws: Client, type: string, guard: Guard, listener: (event:
 
 /** 'connection status constants' as both peers test it: the four readyState values, on the class and on a client. */
 function expectStatusConstants(Class: ClientClass, ws: Client): void {
-  for (const target of [Class, ws]) {
-    expect(target.CONNECTING).toBe(0);
-    expect(target.OPEN).toBe(1);
-    expect(target.CLOSING).toBe(2);
-    expect(target.CLOSED).toBe(3);
-  }
+  expectReadyStateConstants(Class);
+  expectReadyStateConstants(ws);
+}
+
+/** The four readyState values of the WebSocket API, on a class or a client. */
+export function expectReadyStateConstants(target: ClientClass): void {
+  expect(target.CONNECTING).toBe(0);
+  expect(target.OPEN).toBe(1);
+  expect(target.CLOSING).toBe(2);
+  expect(target.CLOSED).toBe(3);
 }
 
 /**
@@ -301,6 +305,21 @@ export function settle(
     } catch (error) {
       fail(error);
     }
+  });
+}
+
+/**
+ * Calls `ws.reconnect()` and resolves at its next open event (rejects after 5 s); `options` are the
+ * open listener's, where a test gives them.
+ */
+export function reconnectUntilOpen(ws: Client, options?: { once: boolean }): Promise<void> {
+  return settle(5000, (done) => {
+    const onOpen = (): void => {
+      done();
+    };
+    if (options === undefined) ws.addEventListener('open', onOpen);
+    else ws.addEventListener('open', onOpen, options);
+    ws.reconnect();
   });
 }
 

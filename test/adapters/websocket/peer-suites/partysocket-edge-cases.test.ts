@@ -6,8 +6,10 @@
  * (its id's UUID, the ws:// or wss:// choice from the host) are out of scope and not here.
  */
 import { expect } from 'vitest';
-import { type KnownDifference, peerSuite } from './peer-suite.js';
+import type { TestServer } from '../../../support/websocket/ws-server.js';
+import { type KnownDifference, type PeerTestContext, peerSuite } from './peer-suite.js';
 import {
+  type Client,
   againstRefusedUrl,
   againstServer,
   clients,
@@ -20,27 +22,30 @@ import {
 
 const known: Record<string, KnownDifference> = {};
 
+/** The client most of these tests start from: at a server of the test's own, made with startClosed. */
+async function startClosedClient(context: PeerTestContext): Promise<{ ps: Client; s: TestServer }> {
+  const { make, s } = await againstServer(context);
+  return { ps: make(s.url, undefined, { startClosed: true }), s };
+}
+
 peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
   // Edge Cases - BinaryType
   test("should default binaryType to 'blob'", async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    const { make, s } = await againstServer(context);
-    const ps = make(s.url, undefined, { startClosed: true });
+    const { ps } = await startClosedClient(context);
     expect(ps.binaryType).toBe('blob');
   });
 
   test('should set binaryType before connection', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    const { make, s } = await againstServer(context);
-    const ps = make(s.url, undefined, { startClosed: true });
+    const { ps } = await startClosedClient(context);
     ps.binaryType = 'arraybuffer';
     expect(ps.binaryType).toBe('arraybuffer');
   });
 
   test('should apply binaryType to WebSocket after connection', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    const { make, s } = await againstServer(context);
-    const ps = make(s.url, undefined, { startClosed: true });
+    const { ps } = await startClosedClient(context);
     ps.binaryType = 'arraybuffer';
     await reconnectUntilOpen(ps);
     expect(ps.binaryType).toBe('arraybuffer');
@@ -49,8 +54,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
 
   test('should preserve binaryType across reconnections', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    const { make, s } = await againstServer(context);
-    const ps = make(s.url, undefined, { startClosed: true });
+    const { ps } = await startClosedClient(context);
     ps.binaryType = 'arraybuffer';
     await reconnectUntilOpen(ps);
     expect(ps.binaryType).toBe('arraybuffer');
@@ -96,40 +100,35 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
 
   test('should calculate bufferedAmount for string messages', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    const { make, s } = await againstServer(context);
-    const ps = make(s.url, undefined, { startClosed: true });
+    const { ps } = await startClosedClient(context);
     ps.send('hello');
     expect(ps.bufferedAmount).toBe(5); // "hello".length
   });
 
   test('should calculate bufferedAmount for Blob messages', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    const { make, s } = await againstServer(context);
-    const ps = make(s.url, undefined, { startClosed: true });
+    const { ps } = await startClosedClient(context);
     ps.send(new Blob(['test data']));
     expect(ps.bufferedAmount).toBe(9); // blob.size
   });
 
   test('should calculate bufferedAmount for ArrayBuffer messages', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    const { make, s } = await againstServer(context);
-    const ps = make(s.url, undefined, { startClosed: true });
+    const { ps } = await startClosedClient(context);
     ps.send(new ArrayBuffer(8));
     expect(ps.bufferedAmount).toBe(8); // buffer.byteLength
   });
 
   test('should calculate bufferedAmount for ArrayBufferView messages', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    const { make, s } = await againstServer(context);
-    const ps = make(s.url, undefined, { startClosed: true });
+    const { ps } = await startClosedClient(context);
     ps.send(new Uint8Array([1, 2, 3, 4, 5]));
     expect(ps.bufferedAmount).toBe(5); // view.byteLength
   });
 
   test('should flush message queue on connection', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    const { make, s } = await againstServer(context);
-    const ps = make(s.url, undefined, { startClosed: true });
+    const { ps, s } = await startClosedClient(context);
     ps.send('queued1');
     ps.send('queued2');
     expect(ps.bufferedAmount).toBeGreaterThan(0);
@@ -170,8 +169,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
   // Edge Cases - Close Behavior
   test('should handle close() when not connected', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    const { make, s } = await againstServer(context);
-    const ps = make(s.url, undefined, { startClosed: true });
+    const { ps } = await startClosedClient(context);
     expect(() => {
       ps.close();
     }).not.toThrow();
@@ -179,8 +177,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
 
   test('should handle multiple close() calls', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    const { make, s } = await againstServer(context);
-    const ps = make(s.url, undefined, { startClosed: true });
+    const { ps } = await startClosedClient(context);
     await reconnectUntilOpen(ps);
     ps.close();
     expect(() => {
@@ -190,8 +187,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
 
   test('should set shouldReconnect to false when close() is called', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    const { make, s } = await againstServer(context);
-    const ps = make(s.url, undefined, { startClosed: true });
+    const { ps } = await startClosedClient(context);
     expect(ps.shouldReconnect).toBe(false);
     ps.reconnect();
     expect(ps.shouldReconnect).toBe(true);
@@ -210,8 +206,7 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
 
   test('should reset retryCount when reconnect() is called', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    const { make, s } = await againstServer(context);
-    const ps = make(s.url, undefined, { startClosed: true });
+    const { ps } = await startClosedClient(context);
     await reconnectUntilOpen(ps);
     // Force a reconnection by calling reconnect
     ps.reconnect();

@@ -15,9 +15,7 @@ import {
   clients,
   expectReadyStateConstants,
   reconnectUntilOpen,
-  refusedUrl,
   sleep,
-  useGlobalWebSocket,
 } from './peer-support.js';
 
 const known: Record<string, KnownDifference> = {};
@@ -198,9 +196,8 @@ peerSuite('partysocket edge-cases.test.ts', 'partysocket', known, (test) => {
   // Edge Cases - RetryCount
   test('should start with retryCount 0', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ps = make(await refusedUrl(context), undefined, { startClosed: true });
+    const { make, url } = await againstRefusedUrl(context);
+    const ps = make(url, undefined, { startClosed: true });
     expect(ps.retryCount).toBe(0);
   });
 

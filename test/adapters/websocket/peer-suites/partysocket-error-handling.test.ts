@@ -11,6 +11,7 @@ import { startBlackHole } from '../../../support/websocket/ws-server.js';
 import { type KnownDifference, type PeerTestContext, peerSuite } from './peer-suite.js';
 import {
   type AnyEvent,
+  againstRefusedUrl,
   againstServer,
   clients,
   reconnectUntilOpen,
@@ -205,9 +206,8 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
   });
 
   test('calculates buffered amount for different message types', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, { maxRetries: 0, startClosed: true });
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { maxRetries: 0, startClosed: true });
     ws.send('hello');
     ws.send(new ArrayBuffer(10));
     ws.send(new Blob(['test']));
@@ -255,18 +255,16 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
 
   // Error Handling - Close Scenarios
   test('handles close before connection established', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, { maxRetries: 0, startClosed: true });
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { maxRetries: 0, startClosed: true });
     ws.close();
     // Should be in CLOSED state (3)
     expect(ws.readyState).toBe(3);
   });
 
   test('handles multiple close calls', async (context) => {
-    useGlobalWebSocket(context);
-    const { make, statics } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, { startClosed: true });
+    const { make, statics, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { startClosed: true });
     ws.close();
     ws.close();
     ws.close();
@@ -276,9 +274,8 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
   test('handles reconnect while already connecting', async (context) => {
     // rewritten: their close() runs in a timer the test does not wait for; here the test waits, so
     // that what the rapid reconnect() calls start is over (and any throw is seen) within the test.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, { maxRetries: 0 });
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { maxRetries: 0 });
     expect(() => {
       ws.reconnect();
       ws.reconnect();
@@ -290,9 +287,8 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
 
   // Error Handling - Edge Cases
   test('handles extremely long message queue', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, {
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, {
       maxRetries: 0,
       maxEnqueuedMessages: Number.POSITIVE_INFINITY,
     });
@@ -302,9 +298,8 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
   });
 
   test('handles empty message send', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, { maxRetries: 0, startClosed: true });
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { maxRetries: 0, startClosed: true });
     expect(() => {
       ws.send('');
     }).not.toThrow();
@@ -312,9 +307,8 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
   });
 
   test('handles rapid reconnect calls', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, { maxRetries: 0, startClosed: true });
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { maxRetries: 0, startClosed: true });
     expect(() => {
       for (let i = 0; i < 10; i++) ws.reconnect();
     }).not.toThrow();
@@ -322,9 +316,8 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
   });
 
   test('handles binaryType changes while disconnected', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, { startClosed: true });
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { startClosed: true });
     expect(() => {
       ws.binaryType = 'arraybuffer';
       ws.binaryType = 'blob';
@@ -335,9 +328,8 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
 
   // Error Handling - Retry Logic
   test('resets retry count on successful connection', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, {
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, {
       maxRetries: 5,
       minReconnectionDelay: 10,
       maxReconnectionDelay: 20,
@@ -352,14 +344,10 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
   test('exponential backoff increases delay correctly', async (context) => {
     // rewritten: they set the private `_retryCount` and read the private `_getNextDelay()` for 0-4;
     // here the failures at a refused port are timed: each wait is longer than the one before.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, {
-      minReconnectionDelay: 50,
-      maxReconnectionDelay: 500,
-      reconnectionDelayGrowFactor: 2,
-      maxRetries: 5,
-    });
+    const { make, url } = await againstRefusedUrl(context);
+    // Waits of 50, 100, 200 and 400 ms: each twice the one before.
+    const schedule = { minReconnectionDelay: 50, maxReconnectionDelay: 500, reconnectionDelayGrowFactor: 2 };
+    const ws = make(url, undefined, { ...schedule, maxRetries: 5 });
     const times = errorTimes(ws);
     await settle(5000, async (done) => {
       while (times.length < 4) await sleep(10);

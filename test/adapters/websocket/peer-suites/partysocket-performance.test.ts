@@ -12,6 +12,7 @@ import { expect } from 'vitest';
 import { type KnownDifference, peerSuite } from './peer-suite.js';
 import {
   type AnyEvent,
+  againstRefusedUrl,
   againstServer,
   clients,
   echoBack,
@@ -178,9 +179,8 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   test('message queue operations are fast', async (context) => {
     // rewritten: theirs asserts 1000 sends take < 50 ms; here all 1000 are queued (bufferedAmount is
     // their total length)
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, { maxRetries: 0, maxEnqueuedMessages: 1000 });
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { maxRetries: 0, maxEnqueuedMessages: 1000 });
     let total = 0;
     for (let i = 0; i < 1000; i++) {
       const message = `msg-${String(i)}`;
@@ -197,9 +197,8 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
     // setting the private `_retryCount`) against a 10 ms bound. Public behaviour reaches the delay
     // only by waiting it out (1 s to 10 s per retry with these options), and a time bound is not kept
     // here; what remains is that a client with these options is accepted and closes cleanly.
-    useGlobalWebSocket(context);
-    const { make, statics } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, {
+    const { make, statics, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, {
       minReconnectionDelay: 1000,
       maxReconnectionDelay: 10000,
       reconnectionDelayGrowFactor: 1.3,
@@ -301,9 +300,8 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   });
 
   test("message queue doesn't grow unbounded", async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, { maxRetries: 0, maxEnqueuedMessages: 10 });
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { maxRetries: 0, maxEnqueuedMessages: 10 });
     const initialAmount = ws.bufferedAmount;
     for (let i = 0; i < 1000; i++) ws.send(`message-${String(i)}`);
     const finalAmount = ws.bufferedAmount;

@@ -12,14 +12,14 @@ import {
   type AnyEvent,
   type Client,
   againstServer,
-  clients,
+  closesFirstConnectionAfter,
   echoBack,
   listen,
+  nextOpen,
   settle,
   sleep,
   textOf,
   until,
-  useGlobalWebSocket,
 } from './peer-support.js';
 
 const known: Record<string, KnownDifference> = {};
@@ -31,10 +31,8 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
   // Integration - Full Lifecycle
   test('complete WebSocket lifecycle: connect, send, receive, close', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const testMessage = 'integration-test-message';
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       client.on('message', (data) => {
         client.send(`echo: ${(data as Buffer).toString()}`);
       });
@@ -63,13 +61,7 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
 
   test('handles server disconnect and reconnect', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    const { make, s } = await againstServer(context, (client, n) => {
-      // First connection: close after 100ms
-      if (n === 1)
-        setTimeout(() => {
-          client.close();
-        }, 100);
-    });
+    const { make, s } = await againstServer(context, closesFirstConnectionAfter(100));
     await settle(5000, (done, _fail, guard) => {
       const ps = make(s.url, undefined, { minReconnectionDelay: 50, maxReconnectionDelay: 100 });
       let openCount = 0;
@@ -88,20 +80,14 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
   test('maintains message order during high load', async (context) => {
     // rewritten: PartySocket in theirs; the base class here. Theirs resolves on its 10 s timeout
     // whatever the order; here the order is asserted once every echo has come.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const messageCount = 20;
-    const s = await context.server(echoBack);
+    const { make, s } = await againstServer(context, echoBack);
     const receivedMessages: string[] = [];
     const ps = make(s.url);
     ps.addEventListener('message', (event: AnyEvent) => {
       void textOf(event.data).then((text) => receivedMessages.push(text));
     });
-    await settle(5000, (done) => {
-      ps.addEventListener('open', () => {
-        done();
-      });
-    });
+    await nextOpen(ps);
     // Send messages sequentially
     for (let sent = 0; sent < messageCount; sent++) {
       ps.send(`message-${String(sent)}`);
@@ -116,10 +102,8 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
   // Integration - Multiple Concurrent Connections
   test('handles multiple PartySocket instances', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const socketCount = 5;
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       client.send('welcome');
     });
     const sockets: Client[] = [];
@@ -144,10 +128,8 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
   // Integration - Real-World Scenarios
   test('chat application scenario', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const peers = new Set<ServerSocket>();
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       peers.add(client);
       client.on('message', (data) => {
         // Broadcast to all clients
@@ -184,10 +166,8 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
 
   test('collaborative editing scenario', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const operations: string[] = [];
-    const s = await context.server((client, n) => {
+    const { make, s } = await againstServer(context, (client, n) => {
       if (n > 1) return; // Only handle first connection
       client.on('message', (data) => {
         // Server processes operation and sends back confirmation
@@ -231,13 +211,11 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
 
   test('gaming scenario with frequent updates', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const timers: NodeJS.Timeout[] = [];
     context.defer(() => {
       for (const t of timers) clearInterval(t);
     });
-    const s = await context.server((client, n) => {
+    const { make, s } = await againstServer(context, (client, n) => {
       if (n > 1) return;
       // Simulate game server sending position updates
       const interval = setInterval(() => {
@@ -298,10 +276,8 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
 
   test('handles server restart', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     let serverVersion = 1;
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       client.send(`server-v${String(serverVersion)}`);
     });
     const versions: string[] = [];

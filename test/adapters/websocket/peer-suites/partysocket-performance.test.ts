@@ -14,14 +14,14 @@ import {
   type AnyEvent,
   againstRefusedUrl,
   againstServer,
-  clients,
+  closesFirstConnectionAfter,
   echoBack,
   listen,
-  refusedUrl,
+  nextOpen,
+  reconnectUntilOpen,
   settle,
   sleep,
   textOf,
-  useGlobalWebSocket,
 } from './peer-support.js';
 
 const known: Record<string, KnownDifference> = {};
@@ -37,10 +37,8 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   test('handles high message volume', async (context) => {
     // rewritten: theirs asserts > 100 messages per second; here every one of the 1000 echoes
     // arrives, in order (PartySocket in theirs; the base class here).
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const messageCount = 1000;
-    const s = await context.server(echoBack);
+    const { make, s } = await againstServer(context, echoBack);
     const received: string[] = [];
     await settle(8000, (done) => {
       const ps = make(s.url);
@@ -63,11 +61,9 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
 
   test('handles rapid small messages efficiently', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     let receivedCount = 0;
     const messageCount = 500;
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       client.on('message', (data) => {
         client.send((data as Buffer).toString());
       });
@@ -92,10 +88,8 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   test('handles large messages efficiently', async (context) => {
     // rewritten: theirs asserts the echo within 1000 ms; here the 10 KB echo arrives whole
     // (PartySocket in theirs; the base class here).
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const largeMessage = 'x'.repeat(10000); // 10KB message
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       client.on('message', (data) => {
         client.send((data as Buffer).toString());
       });
@@ -136,13 +130,7 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
     // rewritten: theirs asserts the reopen within 1000 ms of the close; here the first retry after
     // the server's close is the one that opens (two connections at the server in all), within the
     // test's bound (PartySocket in theirs; the base class here).
-    const { make, s } = await againstServer(context, (client, n) => {
-      // Close after 100ms
-      if (n === 1)
-        setTimeout(() => {
-          client.close();
-        }, 100);
-    });
+    const { make, s } = await againstServer(context, closesFirstConnectionAfter(100));
     let closedAt = 0;
     await settle(5000, (done, _fail, guard) => {
       const ps = make(s.url, undefined, { minReconnectionDelay: 50, maxReconnectionDelay: 100 });
@@ -166,10 +154,9 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   // Performance - Message Queue
   test('respects maxEnqueuedMessages limit efficiently', async (context) => {
     // rewritten: theirs also asserts the 10000 sends take < 100 ms; here only what is kept counts
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const maxMessages = 10;
-    const ws = make(await refusedUrl(context), undefined, { maxRetries: 0, maxEnqueuedMessages: maxMessages });
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { maxRetries: 0, maxEnqueuedMessages: maxMessages });
     for (let i = 0; i < 10000; i++) ws.send(`message-${String(i)}`);
     // Should only have maxMessages in queue
     expect(ws.bufferedAmount).toBeLessThanOrEqual(maxMessages * 15);
@@ -216,11 +203,7 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
     const { make, s } = await againstServer(context);
     const ws = make(s.url, undefined, { maxRetries: 0, startClosed: true });
     for (let i = 0; i < 100; i++) ws.reconnect();
-    await settle(5000, (done) => {
-      ws.addEventListener('open', () => {
-        done();
-      });
-    });
+    await nextOpen(ws);
     await sleep(100);
     expect(s.clients.size).toBe(1);
     ws.close();
@@ -241,12 +224,7 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
       ws.addEventListener('close', () => undefined);
       ws.addEventListener('error', () => undefined);
     }
-    await settle(5000, (done) => {
-      ws.addEventListener('open', () => {
-        done();
-      });
-      ws.reconnect();
-    });
+    await reconnectUntilOpen(ws);
     expect(opens).toBe(100);
     ws.close();
   });
@@ -266,12 +244,7 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
       ws.addEventListener('open', listener);
     }
     for (const listener of listeners) ws.removeEventListener('open', listener);
-    await settle(5000, (done) => {
-      ws.addEventListener('open', () => {
-        done();
-      });
-      ws.reconnect();
-    });
+    await reconnectUntilOpen(ws);
     expect(calls).toBe(0);
     ws.close();
   });
@@ -280,9 +253,8 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   test('closed sockets can be garbage collected', async (context) => {
     // rewritten: theirs asserts `true` (it cannot fail); here the 100 closed clients are watched
     // with WeakRefs and the collector is run: none of them is still reachable.
-    useGlobalWebSocket(context);
     const gc = collector();
-    const url = await refusedUrl(context);
+    const { url } = await againstRefusedUrl(context);
     const refs: WeakRef<object>[] = [];
     (() => {
       for (let i = 0; i < 100; i++) {

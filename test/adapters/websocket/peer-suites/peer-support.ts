@@ -313,13 +313,19 @@ export function settle(
  * open listener's, where a test gives them.
  */
 export function reconnectUntilOpen(ws: Client, options?: { once: boolean }): Promise<void> {
+  const opened = nextOpen(ws, options);
+  ws.reconnect();
+  return opened;
+}
+
+/** Resolves at the next open event of `ws` (rejects after 5 s); `options` are the listener's. */
+export function nextOpen(ws: Client, options?: { once: boolean }): Promise<void> {
   return settle(5000, (done) => {
     const onOpen = (): void => {
       done();
     };
     if (options === undefined) ws.addEventListener('open', onOpen);
     else ws.addEventListener('open', onOpen, options);
-    ws.reconnect();
   });
 }
 
@@ -339,6 +345,16 @@ export async function textOf(data: unknown): Promise<string> {
   if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
   if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
   return String(data);
+}
+
+/** A server's connection handler that closes the first connection `ms` after it opens. */
+export function closesFirstConnectionAfter(ms: number): NonNullable<Parameters<typeof startServer>[1]> {
+  return (client, n) => {
+    if (n === 1)
+      setTimeout(() => {
+        client.close();
+      }, ms);
+  };
 }
 
 /** A server's connection handler that sends every message back to its client as text. */

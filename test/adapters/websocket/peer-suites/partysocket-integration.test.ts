@@ -16,6 +16,7 @@ import {
   echoBack,
   listen,
   nextOpen,
+  onText,
   settle,
   sleep,
   textOf,
@@ -228,15 +229,13 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
     await settle(8000, (done) => {
       const gameClient = make(s.url);
       gameClient.addEventListener('open', () => {
-        gameClient.addEventListener('message', (event: AnyEvent) => {
-          void textOf(event.data).then((text) => {
-            if (text.startsWith('pos:')) updates.push(Date.now());
-            // After receiving 50 updates, stop
-            if (updates.length >= 50) {
-              gameClient.close();
-              done();
-            }
-          });
+        onText(gameClient, (text) => {
+          if (text.startsWith('pos:')) updates.push(Date.now());
+          // After receiving 50 updates, stop
+          if (updates.length >= 50) {
+            gameClient.close();
+            done();
+          }
         });
       });
     });
@@ -260,14 +259,12 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
     let recovered = false;
     await settle(5000, (done) => {
       const ps = make(s.url, undefined, { minReconnectionDelay: 50, maxReconnectionDelay: 100 });
-      ps.addEventListener('message', (event: AnyEvent) => {
-        void textOf(event.data).then((text) => {
-          if (text === 'recovered') {
-            recovered = true;
-            ps.close();
-            done();
-          }
-        });
+      onText(ps, (text) => {
+        if (text === 'recovered') {
+          recovered = true;
+          ps.close();
+          done();
+        }
       });
     });
     expect(recovered).toBe(true);
@@ -283,18 +280,16 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
     const versions: string[] = [];
     await settle(5000, (done) => {
       const ps = make(s.url, undefined, { minReconnectionDelay: 50 });
-      ps.addEventListener('message', (event: AnyEvent) => {
-        void textOf(event.data).then((text) => {
-          versions.push(text);
-          if (versions.length === 1) {
-            // Simulate server restart
-            serverVersion = 2;
-            ps.reconnect();
-          } else if (versions.length === 2) {
-            ps.close();
-            done();
-          }
-        });
+      onText(ps, (text) => {
+        versions.push(text);
+        if (versions.length === 1) {
+          // Simulate server restart
+          serverVersion = 2;
+          ps.reconnect();
+        } else if (versions.length === 2) {
+          ps.close();
+          done();
+        }
       });
     });
     expect(versions).toEqual(['server-v1', 'server-v2']);

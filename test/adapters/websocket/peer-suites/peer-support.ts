@@ -347,6 +347,13 @@ export async function textOf(data: unknown): Promise<string> {
   return String(data);
 }
 
+/** Calls `listener` with the text of each message `ws` receives (a Blob's once it is read). */
+export function onText(ws: Client, listener: (text: string) => void): void {
+  ws.addEventListener('message', (event: AnyEvent) => {
+    void textOf(event.data).then(listener);
+  });
+}
+
 /** A server's connection handler that closes the first connection `ms` after it opens. */
 export function closesFirstConnectionAfter(ms: number): NonNullable<Parameters<typeof startServer>[1]> {
   return (client, n) => {

@@ -289,11 +289,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
         const fail = listener(() => {
           failCalled = true;
         });
-        ws.addEventListener('unknown1', fail);
-        ws.addEventListener('open', fail);
-        ws.addEventListener('open', fail);
-        ws.removeEventListener('open', fail);
-        ws.removeEventListener('unknown2', fail);
+        bothPeers.addThenRemove(ws, fail);
       });
       expect(failCalled).toBe(false);
     });

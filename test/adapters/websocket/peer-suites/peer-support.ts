@@ -236,10 +236,28 @@ const QUEUE_TESTS = [
 ] as const;
 
 /**
+ * The level2 tests' listener that must never run: added for an unknown type and twice for open
+ * (an EventTarget keeps one of the two), then removed from open and from another unknown type.
+ */
+function addThenRemove(ws: Client, unwanted: Parameters<Client['addEventListener']>[1]): void {
+  ws.addEventListener('unknown1', unwanted);
+  ws.addEventListener('open', unwanted);
+  ws.addEventListener('open', unwanted);
+  ws.removeEventListener('open', unwanted);
+  ws.removeEventListener('unknown2', unwanted);
+}
+
+/**
  * The tests that both peers' suites hold (partysocket's began as a copy of reconnecting-websocket's),
  * written once: each suite calls them under the peer's own names, with its own `done`.
  */
-export const bothPeers = { expectStatusConstants, keepsLevel0Handlers, holdsMessagesWhileFailing, QUEUE_TESTS };
+export const bothPeers = {
+  expectStatusConstants,
+  keepsLevel0Handlers,
+  holdsMessagesWhileFailing,
+  QUEUE_TESTS,
+  addThenRemove,
+};
 
 /** A silenced spy on `console[method]`, restored after the test. */
 export function spyOnConsole(

@@ -112,6 +112,31 @@ async function refused(ctx: PeerTestContext, limit?: number): Promise<{ url: str
   return { url, run: finish(ctx, limit) };
 }
 
+/**
+ * Four of its tests in one shape: a client of the server made with `args` after the URL, `before` run
+ * on it at once, `onOpen` in its open event (guarded; each closes the client); on close the server
+ * stops and the test ends 500 ms later.
+ */
+async function opensThenCloses(
+  ctx: PeerTestContext,
+  args: readonly [unknown, Record<string, unknown>],
+  onOpen: (ws: Client) => void,
+  before?: (ws: Client) => void,
+): Promise<void> {
+  const { s, run } = await served(ctx);
+  const ws = connect(ctx, s.url, ...args);
+  before?.(ws);
+  listen(ws, 'open', run.guard, () => {
+    onOpen(ws);
+  });
+  endOnClose(ws, run, s);
+  await run.promise;
+}
+
+/** What the echo tests send, and the protocol they ask for. */
+const anyMessageText = 'hello';
+const anyProtocol = 'foobar';
+
 /** Their echo server: each message goes back as it came (text as text). */
 const echoAsSent: Parameters<PeerTestContext['server']>[0] = (client) => {
   client.on('message', (data, isBinary) => {
@@ -480,11 +505,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     const fail = (): void => {
       run.fail('fail');
     };
-    ws.addEventListener('unknown1', fail);
-    ws.addEventListener('open', fail);
-    ws.addEventListener('open', fail);
-    ws.removeEventListener('open', fail);
-    ws.removeEventListener('unknown2', fail);
+    bothPeers.addThenRemove(ws, fail);
     listen(ws, 'close', run.guard, () => {
       void s.stop().then(() => {
         run.doneAfter(500);
@@ -510,11 +531,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
         run.fail('fail');
       },
     };
-    ws.addEventListener('unknown1', fail);
-    ws.addEventListener('open', fail);
-    ws.addEventListener('open', fail);
-    ws.removeEventListener('open', fail);
-    ws.removeEventListener('unknown2', fail);
+    bothPeers.addThenRemove(ws, fail);
     ws.addEventListener('close', {
       handleEvent: run.guard(() => {
         void s.stop();
@@ -541,63 +558,52 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     await run.promise;
   });
 
-  test('getters', async (ctx) => {
-    const anyProtocol = 'foobar';
-    const { s, run } = await served(ctx);
-    const ws = connect(ctx, s.url, anyProtocol, { maxReconnectionDelay: 100 });
-    listen(ws, 'open', run.guard, () => {
-      expect(ws.protocol).toBe(anyProtocol);
+  test('getters', (ctx) =>
+    opensThenCloses(ctx, ['foobar', { maxReconnectionDelay: 100 }], (ws) => {
+      expect(ws.protocol).toBe('foobar');
       expect(ws.extensions).toBe('');
       expect(ws.bufferedAmount).toBe(0);
       expect(ws.binaryType).toBe('nodebuffer');
       ws.close();
-    });
-    endOnClose(ws, run, s);
-    await run.promise;
-  });
+    }));
 
-  test('binaryType', async (ctx) => {
-    const { s, run } = await served(ctx);
-    const ws = connect(ctx, s.url, undefined, { minReconnectionDelay: 0 });
-    expect(ws.binaryType).toBe('blob');
-    ws.binaryType = 'arraybuffer';
-    listen(ws, 'open', run.guard, () => {
-      expect(ws.binaryType).toBe('arraybuffer');
-      ws.binaryType = 'nodebuffer';
-      expect(ws.binaryType).toBe('nodebuffer');
-      ws.close();
-    });
-    endOnClose(ws, run, s);
-    await run.promise;
-  });
+  test('binaryType', (ctx) =>
+    opensThenCloses(
+      ctx,
+      [undefined, { minReconnectionDelay: 0 }],
+      (ws) => {
+        expect(ws.binaryType).toBe('arraybuffer');
+        ws.binaryType = 'nodebuffer';
+        expect(ws.binaryType).toBe('nodebuffer');
+        ws.close();
+      },
+      (ws) => {
+        expect(ws.binaryType).toBe('blob');
+        ws.binaryType = 'arraybuffer';
+      },
+    ));
 
-  test('calling to close multiple times', async (ctx) => {
-    const { s, run } = await served(ctx);
-    const ws = connect(ctx, s.url, undefined, {});
-    listen(ws, 'open', run.guard, () => {
+  test('calling to close multiple times', (ctx) =>
+    opensThenCloses(ctx, [undefined, {}], (ws) => {
       ws.close();
       ws.close();
       ws.close();
-    });
-    endOnClose(ws, run, s);
-    await run.promise;
-  });
+    }));
 
-  test('calling to reconnect when not ready', async (ctx) => {
-    const { s, run } = await served(ctx);
-    const ws = connect(ctx, s.url, undefined, {});
-    ws.reconnect();
-    ws.reconnect();
-    listen(ws, 'open', run.guard, () => {
-      ws.close();
-    });
-    endOnClose(ws, run, s);
-    await run.promise;
-  });
+  test('calling to reconnect when not ready', (ctx) =>
+    opensThenCloses(
+      ctx,
+      [undefined, {}],
+      (ws) => {
+        ws.close();
+      },
+      (ws) => {
+        ws.reconnect();
+        ws.reconnect();
+      },
+    ));
 
   test('start closed', async (ctx) => {
-    const anyMessageText = 'hello';
-    const anyProtocol = 'foobar';
     const { s, run } = await served(ctx, echoAsSent);
     expect.assertions(8);
     const ws = connect(ctx, s.url, anyProtocol, {
@@ -615,8 +621,6 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   test('connect, send, receive, close', async (ctx) => {
-    const anyMessageText = 'hello';
-    const anyProtocol = 'foobar';
     const { s, run } = await served(ctx, echoAsSent);
     expect.assertions(7);
     const ws = connect(ctx, s.url, anyProtocol, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
@@ -626,8 +630,6 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   test('connect, send, receive, reconnect', async (ctx) => {
-    const anyMessageText = 'hello';
-    const anyProtocol = 'foobar';
     const { s, run } = await served(ctx, echoAsSent);
     const totalRounds = 3;
     let currentRound = 0;

@@ -8,8 +8,18 @@ import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { expect, vi } from 'vitest';
 import { startBlackHole } from '../../../support/websocket/ws-server.js';
-import { type KnownDifference, peerSuite } from './peer-suite.js';
-import { type AnyEvent, clients, refusedUrl, settle, sleep, useGlobalWebSocket } from './peer-support.js';
+import { type KnownDifference, type PeerTestContext, peerSuite } from './peer-suite.js';
+import {
+  type AnyEvent,
+  againstRefusedUrl,
+  againstServer,
+  clients,
+  reconnectUntilOpen,
+  refusedUrl,
+  settle,
+  sleep,
+  useGlobalWebSocket,
+} from './peer-support.js';
 
 const known: Record<string, KnownDifference> = {
   'handles missing WebSocket constructor gracefully': {
@@ -38,41 +48,31 @@ function errorTimes(ws: { addEventListener(type: string, listener: () => void): 
   return times;
 }
 
+/** The two tests of a URL provider that throws (or rejects): the client has an error event within 100 ms. */
+async function errorsFromProvider(context: PeerTestContext, provider: () => unknown): Promise<void> {
+  useGlobalWebSocket(context);
+  const { make } = clients(context);
+  const errorSpy = vi.fn();
+  const ws = make(provider, undefined, { maxRetries: 0 });
+  ws.addEventListener('error', (event: AnyEvent) => {
+    errorSpy(event);
+  });
+  await sleep(100);
+  expect(errorSpy).toHaveBeenCalled();
+  ws.close();
+}
+
 peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => {
   // Error Handling - URL Providers
-  test('handles async URL provider that throws', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const errorSpy = vi.fn();
-    const ws = make(() => Promise.reject(new Error('URL fetch failed')), undefined, { maxRetries: 0 });
-    ws.addEventListener('error', (event: AnyEvent) => {
-      errorSpy(event);
-    });
-    await sleep(100);
-    expect(errorSpy).toHaveBeenCalled();
-    ws.close();
-  });
+  test('handles async URL provider that throws', (context) =>
+    errorsFromProvider(context, () => Promise.reject(new Error('URL fetch failed'))));
 
-  test('handles sync URL provider that throws', async (context) => {
-    // rewritten: their assertion runs in a timer the test does not wait for (it cannot fail the
-    // test); here the test waits for it.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const errorSpy = vi.fn();
-    const ws = make(
-      () => {
-        throw new Error('URL generation failed');
-      },
-      undefined,
-      { maxRetries: 0 },
-    );
-    ws.addEventListener('error', (event: AnyEvent) => {
-      errorSpy(event);
-    });
-    await sleep(100);
-    expect(errorSpy).toHaveBeenCalled();
-    ws.close();
-  });
+  // rewritten: their assertion runs in a timer the test does not wait for (it cannot fail the test);
+  // here the test waits for it.
+  test('handles sync URL provider that throws', (context) =>
+    errorsFromProvider(context, () => {
+      throw new Error('URL generation failed');
+    }));
 
   test('handles invalid URL provider type', async (context) => {
     // rewritten: they call the private `_getNextUrl(123)` and expect it to throw; here a client is
@@ -99,9 +99,7 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
     // message contains "Invalid protocols"; here that provider is given to a client, which must
     // refuse it with such an error, thrown by the constructor or carried by an error event when it
     // connects.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     let message: string | undefined;
     try {
       const ws = make(s.url, () => /regex/, { maxRetries: 0, startClosed: true });
@@ -121,16 +119,9 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
   test('handles null protocol provider', async (context) => {
     // rewritten: they call the private `_getNextProtocols(null)` (null: no protocols); here a client
     // with null protocols connects and the server selects none.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ws = make(s.url, null, { maxRetries: 0, startClosed: true });
-    await settle(5000, (done) => {
-      ws.addEventListener('open', () => {
-        done();
-      });
-      ws.reconnect();
-    });
+    await reconnectUntilOpen(ws);
     expect(ws.protocol).toBe('');
     ws.close();
   });
@@ -215,9 +206,8 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
   });
 
   test('calculates buffered amount for different message types', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, { maxRetries: 0, startClosed: true });
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { maxRetries: 0, startClosed: true });
     ws.send('hello');
     ws.send(new ArrayBuffer(10));
     ws.send(new Blob(['test']));
@@ -265,18 +255,16 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
 
   // Error Handling - Close Scenarios
   test('handles close before connection established', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, { maxRetries: 0, startClosed: true });
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { maxRetries: 0, startClosed: true });
     ws.close();
     // Should be in CLOSED state (3)
     expect(ws.readyState).toBe(3);
   });
 
   test('handles multiple close calls', async (context) => {
-    useGlobalWebSocket(context);
-    const { make, statics } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, { startClosed: true });
+    const { make, statics, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { startClosed: true });
     ws.close();
     ws.close();
     ws.close();
@@ -286,9 +274,8 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
   test('handles reconnect while already connecting', async (context) => {
     // rewritten: their close() runs in a timer the test does not wait for; here the test waits, so
     // that what the rapid reconnect() calls start is over (and any throw is seen) within the test.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, { maxRetries: 0 });
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { maxRetries: 0 });
     expect(() => {
       ws.reconnect();
       ws.reconnect();
@@ -300,9 +287,8 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
 
   // Error Handling - Edge Cases
   test('handles extremely long message queue', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, {
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, {
       maxRetries: 0,
       maxEnqueuedMessages: Number.POSITIVE_INFINITY,
     });
@@ -312,9 +298,8 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
   });
 
   test('handles empty message send', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, { maxRetries: 0, startClosed: true });
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { maxRetries: 0, startClosed: true });
     expect(() => {
       ws.send('');
     }).not.toThrow();
@@ -322,9 +307,8 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
   });
 
   test('handles rapid reconnect calls', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, { maxRetries: 0, startClosed: true });
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { maxRetries: 0, startClosed: true });
     expect(() => {
       for (let i = 0; i < 10; i++) ws.reconnect();
     }).not.toThrow();
@@ -332,9 +316,8 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
   });
 
   test('handles binaryType changes while disconnected', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, { startClosed: true });
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { startClosed: true });
     expect(() => {
       ws.binaryType = 'arraybuffer';
       ws.binaryType = 'blob';
@@ -345,9 +328,8 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
 
   // Error Handling - Retry Logic
   test('resets retry count on successful connection', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, {
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, {
       maxRetries: 5,
       minReconnectionDelay: 10,
       maxReconnectionDelay: 20,
@@ -362,14 +344,10 @@ peerSuite('partysocket error-handling.test.ts', 'partysocket', known, (test) => 
   test('exponential backoff increases delay correctly', async (context) => {
     // rewritten: they set the private `_retryCount` and read the private `_getNextDelay()` for 0-4;
     // here the failures at a refused port are timed: each wait is longer than the one before.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, {
-      minReconnectionDelay: 50,
-      maxReconnectionDelay: 500,
-      reconnectionDelayGrowFactor: 2,
-      maxRetries: 5,
-    });
+    const { make, url } = await againstRefusedUrl(context);
+    // Waits of 50, 100, 200 and 400 ms: each twice the one before.
+    const schedule = { minReconnectionDelay: 50, maxReconnectionDelay: 500, reconnectionDelayGrowFactor: 2 };
+    const ws = make(url, undefined, { ...schedule, maxRetries: 5 });
     const times = errorTimes(ws);
     await settle(5000, async (done) => {
       while (times.length < 4) await sleep(10);

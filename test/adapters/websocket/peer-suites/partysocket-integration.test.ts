@@ -11,13 +11,16 @@ import { type KnownDifference, peerSuite } from './peer-suite.js';
 import {
   type AnyEvent,
   type Client,
-  clients,
+  againstServer,
+  closesFirstConnectionAfter,
   echoBack,
+  listen,
+  nextOpen,
+  onText,
   settle,
   sleep,
   textOf,
   until,
-  useGlobalWebSocket,
 } from './peer-support.js';
 
 const known: Record<string, KnownDifference> = {};
@@ -29,31 +32,23 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
   // Integration - Full Lifecycle
   test('complete WebSocket lifecycle: connect, send, receive, close', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const testMessage = 'integration-test-message';
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       client.on('message', (data) => {
         client.send(`echo: ${(data as Buffer).toString()}`);
       });
     });
     await settle(5000, (done, _fail, guard) => {
       const ps = make(s.url);
-      ps.addEventListener(
-        'open',
-        guard(() => {
-          expect(ps.readyState).toBe(OPEN);
-          ps.send(testMessage);
-        }),
-      );
+      listen(ps, 'open', guard, () => {
+        expect(ps.readyState).toBe(OPEN);
+        ps.send(testMessage);
+      });
       // close() dispatches its close event synchronously (in theirs): the listener comes first
-      ps.addEventListener(
-        'close',
-        guard(() => {
-          expect(ps.readyState).toBe(CLOSED);
-          done();
-        }),
-      );
+      listen(ps, 'close', guard, () => {
+        expect(ps.readyState).toBe(CLOSED);
+        done();
+      });
       ps.addEventListener('message', (event: AnyEvent) => {
         void textOf(event.data).then(
           guard((text: string) => {
@@ -67,50 +62,33 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
 
   test('handles server disconnect and reconnect', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server((client, n) => {
-      // First connection: close after 100ms
-      if (n === 1)
-        setTimeout(() => {
-          client.close();
-        }, 100);
-    });
+    const { make, s } = await againstServer(context, closesFirstConnectionAfter(100));
     await settle(5000, (done, _fail, guard) => {
       const ps = make(s.url, undefined, { minReconnectionDelay: 50, maxReconnectionDelay: 100 });
       let openCount = 0;
-      ps.addEventListener(
-        'open',
-        guard(() => {
-          openCount++;
-          if (openCount === 2) {
-            // Successfully reconnected
-            expect(s.connections).toBe(2);
-            ps.close();
-            done();
-          }
-        }),
-      );
+      listen(ps, 'open', guard, () => {
+        openCount++;
+        if (openCount === 2) {
+          // Successfully reconnected
+          expect(s.connections).toBe(2);
+          ps.close();
+          done();
+        }
+      });
     });
   }, 5000);
 
   test('maintains message order during high load', async (context) => {
     // rewritten: PartySocket in theirs; the base class here. Theirs resolves on its 10 s timeout
     // whatever the order; here the order is asserted once every echo has come.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const messageCount = 20;
-    const s = await context.server(echoBack);
+    const { make, s } = await againstServer(context, echoBack);
     const receivedMessages: string[] = [];
     const ps = make(s.url);
     ps.addEventListener('message', (event: AnyEvent) => {
       void textOf(event.data).then((text) => receivedMessages.push(text));
     });
-    await settle(5000, (done) => {
-      ps.addEventListener('open', () => {
-        done();
-      });
-    });
+    await nextOpen(ps);
     // Send messages sequentially
     for (let sent = 0; sent < messageCount; sent++) {
       ps.send(`message-${String(sent)}`);
@@ -125,10 +103,8 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
   // Integration - Multiple Concurrent Connections
   test('handles multiple PartySocket instances', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const socketCount = 5;
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       client.send('welcome');
     });
     const sockets: Client[] = [];
@@ -153,10 +129,8 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
   // Integration - Real-World Scenarios
   test('chat application scenario', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const peers = new Set<ServerSocket>();
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       peers.add(client);
       client.on('message', (data) => {
         // Broadcast to all clients
@@ -193,10 +167,8 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
 
   test('collaborative editing scenario', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const operations: string[] = [];
-    const s = await context.server((client, n) => {
+    const { make, s } = await againstServer(context, (client, n) => {
       if (n > 1) return; // Only handle first connection
       client.on('message', (data) => {
         // Server processes operation and sends back confirmation
@@ -240,13 +212,11 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
 
   test('gaming scenario with frequent updates', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const timers: NodeJS.Timeout[] = [];
     context.defer(() => {
       for (const t of timers) clearInterval(t);
     });
-    const s = await context.server((client, n) => {
+    const { make, s } = await againstServer(context, (client, n) => {
       if (n > 1) return;
       // Simulate game server sending position updates
       const interval = setInterval(() => {
@@ -259,15 +229,13 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
     await settle(8000, (done) => {
       const gameClient = make(s.url);
       gameClient.addEventListener('open', () => {
-        gameClient.addEventListener('message', (event: AnyEvent) => {
-          void textOf(event.data).then((text) => {
-            if (text.startsWith('pos:')) updates.push(Date.now());
-            // After receiving 50 updates, stop
-            if (updates.length >= 50) {
-              gameClient.close();
-              done();
-            }
-          });
+        onText(gameClient, (text) => {
+          if (text.startsWith('pos:')) updates.push(Date.now());
+          // After receiving 50 updates, stop
+          if (updates.length >= 50) {
+            gameClient.close();
+            done();
+          }
         });
       });
     });
@@ -280,9 +248,7 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
   // Integration - Error Recovery
   test('recovers from network interruption', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server((client, n) => {
+    const { make, s } = await againstServer(context, (client, n) => {
       // First connection succeeds then fails; subsequent connections succeed
       if (n === 1)
         setTimeout(() => {
@@ -293,14 +259,12 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
     let recovered = false;
     await settle(5000, (done) => {
       const ps = make(s.url, undefined, { minReconnectionDelay: 50, maxReconnectionDelay: 100 });
-      ps.addEventListener('message', (event: AnyEvent) => {
-        void textOf(event.data).then((text) => {
-          if (text === 'recovered') {
-            recovered = true;
-            ps.close();
-            done();
-          }
-        });
+      onText(ps, (text) => {
+        if (text === 'recovered') {
+          recovered = true;
+          ps.close();
+          done();
+        }
       });
     });
     expect(recovered).toBe(true);
@@ -309,27 +273,23 @@ peerSuite('partysocket integration.test.ts', 'partysocket', known, (test) => {
 
   test('handles server restart', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     let serverVersion = 1;
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       client.send(`server-v${String(serverVersion)}`);
     });
     const versions: string[] = [];
     await settle(5000, (done) => {
       const ps = make(s.url, undefined, { minReconnectionDelay: 50 });
-      ps.addEventListener('message', (event: AnyEvent) => {
-        void textOf(event.data).then((text) => {
-          versions.push(text);
-          if (versions.length === 1) {
-            // Simulate server restart
-            serverVersion = 2;
-            ps.reconnect();
-          } else if (versions.length === 2) {
-            ps.close();
-            done();
-          }
-        });
+      onText(ps, (text) => {
+        versions.push(text);
+        if (versions.length === 1) {
+          // Simulate server restart
+          serverVersion = 2;
+          ps.reconnect();
+        } else if (versions.length === 2) {
+          ps.close();
+          done();
+        }
       });
     });
     expect(versions).toEqual(['server-v1', 'server-v2']);

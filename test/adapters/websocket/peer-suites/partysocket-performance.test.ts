@@ -12,13 +12,16 @@ import { expect } from 'vitest';
 import { type KnownDifference, peerSuite } from './peer-suite.js';
 import {
   type AnyEvent,
-  clients,
+  againstRefusedUrl,
+  againstServer,
+  closesFirstConnectionAfter,
   echoBack,
-  refusedUrl,
+  listen,
+  nextOpen,
+  reconnectUntilOpen,
   settle,
   sleep,
   textOf,
-  useGlobalWebSocket,
 } from './peer-support.js';
 
 const known: Record<string, KnownDifference> = {};
@@ -34,10 +37,8 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   test('handles high message volume', async (context) => {
     // rewritten: theirs asserts > 100 messages per second; here every one of the 1000 echoes
     // arrives, in order (PartySocket in theirs; the base class here).
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const messageCount = 1000;
-    const s = await context.server(echoBack);
+    const { make, s } = await againstServer(context, echoBack);
     const received: string[] = [];
     await settle(8000, (done) => {
       const ps = make(s.url);
@@ -60,11 +61,9 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
 
   test('handles rapid small messages efficiently', async (context) => {
     // rewritten: PartySocket in theirs; the base class here
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     let receivedCount = 0;
     const messageCount = 500;
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       client.on('message', (data) => {
         client.send((data as Buffer).toString());
       });
@@ -89,10 +88,8 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   test('handles large messages efficiently', async (context) => {
     // rewritten: theirs asserts the echo within 1000 ms; here the 10 KB echo arrives whole
     // (PartySocket in theirs; the base class here).
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const largeMessage = 'x'.repeat(10000); // 10KB message
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       client.on('message', (data) => {
         client.send((data as Buffer).toString());
       });
@@ -117,20 +114,15 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   test('connects quickly', async (context) => {
     // rewritten: theirs asserts open within 500 ms; here the client opens on its first attempt (one
     // connection at the server, retryCount 0) (PartySocket in theirs; the base class here).
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     await settle(5000, (done, _fail, guard) => {
       const ps = make(s.url);
-      ps.addEventListener(
-        'open',
-        guard(() => {
-          expect(s.connections).toBe(1);
-          expect(ps.retryCount).toBe(0);
-          ps.close();
-          done();
-        }),
-      );
+      listen(ps, 'open', guard, () => {
+        expect(s.connections).toBe(1);
+        expect(ps.retryCount).toBe(0);
+        ps.close();
+        done();
+      });
     });
   });
 
@@ -138,15 +130,7 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
     // rewritten: theirs asserts the reopen within 1000 ms of the close; here the first retry after
     // the server's close is the one that opens (two connections at the server in all), within the
     // test's bound (PartySocket in theirs; the base class here).
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server((client, n) => {
-      // Close after 100ms
-      if (n === 1)
-        setTimeout(() => {
-          client.close();
-        }, 100);
-    });
+    const { make, s } = await againstServer(context, closesFirstConnectionAfter(100));
     let closedAt = 0;
     await settle(5000, (done, _fail, guard) => {
       const ps = make(s.url, undefined, { minReconnectionDelay: 50, maxReconnectionDelay: 100 });
@@ -157,26 +141,22 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
       ps.addEventListener('close', () => {
         closedAt = performance.now();
       });
-      ps.addEventListener(
-        'open',
-        guard(() => {
-          if (firstConnect && closedAt > 0) {
-            expect(s.connections).toBe(2);
-            ps.close();
-            done();
-          }
-        }),
-      );
+      listen(ps, 'open', guard, () => {
+        if (firstConnect && closedAt > 0) {
+          expect(s.connections).toBe(2);
+          ps.close();
+          done();
+        }
+      });
     });
   });
 
   // Performance - Message Queue
   test('respects maxEnqueuedMessages limit efficiently', async (context) => {
     // rewritten: theirs also asserts the 10000 sends take < 100 ms; here only what is kept counts
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const maxMessages = 10;
-    const ws = make(await refusedUrl(context), undefined, { maxRetries: 0, maxEnqueuedMessages: maxMessages });
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { maxRetries: 0, maxEnqueuedMessages: maxMessages });
     for (let i = 0; i < 10000; i++) ws.send(`message-${String(i)}`);
     // Should only have maxMessages in queue
     expect(ws.bufferedAmount).toBeLessThanOrEqual(maxMessages * 15);
@@ -186,9 +166,8 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   test('message queue operations are fast', async (context) => {
     // rewritten: theirs asserts 1000 sends take < 50 ms; here all 1000 are queued (bufferedAmount is
     // their total length)
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, { maxRetries: 0, maxEnqueuedMessages: 1000 });
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { maxRetries: 0, maxEnqueuedMessages: 1000 });
     let total = 0;
     for (let i = 0; i < 1000; i++) {
       const message = `msg-${String(i)}`;
@@ -205,9 +184,8 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
     // setting the private `_retryCount`) against a 10 ms bound. Public behaviour reaches the delay
     // only by waiting it out (1 s to 10 s per retry with these options), and a time bound is not kept
     // here; what remains is that a client with these options is accepted and closes cleanly.
-    useGlobalWebSocket(context);
-    const { make, statics } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, {
+    const { make, statics, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, {
       minReconnectionDelay: 1000,
       maxReconnectionDelay: 10000,
       reconnectionDelayGrowFactor: 1.3,
@@ -222,16 +200,10 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   test("multiple reconnect calls don't cause performance issues", async (context) => {
     // rewritten: theirs asserts 100 reconnect() calls take < 100 ms at an unroutable address; here at
     // a server: after them the client ends up with one connection, not one per call.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ws = make(s.url, undefined, { maxRetries: 0, startClosed: true });
     for (let i = 0; i < 100; i++) ws.reconnect();
-    await settle(5000, (done) => {
-      ws.addEventListener('open', () => {
-        done();
-      });
-    });
+    await nextOpen(ws);
     await sleep(100);
     expect(s.clients.size).toBe(1);
     ws.close();
@@ -241,9 +213,7 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   test('adding many event listeners is efficient', async (context) => {
     // rewritten: theirs asserts adding 400 listeners takes < 50 ms; here the 100 open listeners are
     // each called once when the client opens.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ws = make(s.url, undefined, { startClosed: true });
     let opens = 0;
     for (let i = 0; i < 100; i++) {
@@ -254,12 +224,7 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
       ws.addEventListener('close', () => undefined);
       ws.addEventListener('error', () => undefined);
     }
-    await settle(5000, (done) => {
-      ws.addEventListener('open', () => {
-        done();
-      });
-      ws.reconnect();
-    });
+    await reconnectUntilOpen(ws);
     expect(opens).toBe(100);
     ws.close();
   });
@@ -267,9 +232,7 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   test('removing many event listeners is efficient', async (context) => {
     // rewritten: theirs asserts removing 100 listeners takes < 50 ms; here none of them is called
     // when the client opens.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ws = make(s.url, undefined, { startClosed: true });
     let calls = 0;
     const listeners: (() => void)[] = [];
@@ -281,12 +244,7 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
       ws.addEventListener('open', listener);
     }
     for (const listener of listeners) ws.removeEventListener('open', listener);
-    await settle(5000, (done) => {
-      ws.addEventListener('open', () => {
-        done();
-      });
-      ws.reconnect();
-    });
+    await reconnectUntilOpen(ws);
     expect(calls).toBe(0);
     ws.close();
   });
@@ -295,9 +253,8 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   test('closed sockets can be garbage collected', async (context) => {
     // rewritten: theirs asserts `true` (it cannot fail); here the 100 closed clients are watched
     // with WeakRefs and the collector is run: none of them is still reachable.
-    useGlobalWebSocket(context);
     const gc = collector();
-    const url = await refusedUrl(context);
+    const { url } = await againstRefusedUrl(context);
     const refs: WeakRef<object>[] = [];
     (() => {
       for (let i = 0; i < 100; i++) {
@@ -315,9 +272,8 @@ peerSuite('partysocket performance.test.ts', 'partysocket', known, (test) => {
   });
 
   test("message queue doesn't grow unbounded", async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const ws = make(await refusedUrl(context), undefined, { maxRetries: 0, maxEnqueuedMessages: 10 });
+    const { make, url } = await againstRefusedUrl(context);
+    const ws = make(url, undefined, { maxRetries: 0, maxEnqueuedMessages: 10 });
     const initialAmount = ws.bufferedAmount;
     for (let i = 0; i < 1000; i++) ws.send(`message-${String(i)}`);
     const finalAmount = ws.bufferedAmount;

@@ -11,12 +11,17 @@ import { type KnownDifference, type PeerTestContext, peerSuite } from './peer-su
 import {
   type AnyEvent,
   type Client,
+  againstRefusedUrl,
+  againstServer,
   asFunction,
+  bothPeers,
   clients,
+  listen,
+  pinMathRandom,
   recordingWebSocket,
-  refusedUrl,
   settle,
   sleep,
+  spyOnConsole,
   useGlobalWebSocket,
 } from './peer-support.js';
 
@@ -53,24 +58,45 @@ async function opensWithProtocol(
   args: readonly [unknown, Record<string, unknown>?],
   protocol: string,
 ): Promise<void> {
-  useGlobalWebSocket(context);
-  const { make } = clients(context);
-  const s = await context.server();
+  const { make, s } = await againstServer(context);
   await settle(5000, (done, _fail, guard) => {
     const ws = make(s.url, ...args);
-    ws.addEventListener(
-      'open',
-      guard(() => {
-        expect(ws.url).toBe(s.url);
-        expect(ws.protocol).toBe(protocol);
-        ws.close();
-      }),
-    );
+    listen(ws, 'open', guard, () => {
+      expect(ws.url).toBe(s.url);
+      expect(ws.protocol).toBe(protocol);
+      ws.close();
+    });
     ws.addEventListener('close', () => {
       done();
     });
   });
 }
+
+/** Whether a client made of `args` is refused: its constructor throws, or it has an error event within 200 ms. */
+async function refuses(make: ReturnType<typeof clients>['make'], ...args: Parameters<typeof make>): Promise<boolean> {
+  let refused = false;
+  try {
+    const ws = make(...args);
+    ws.onerror = () => {
+      refused = true;
+    };
+    await sleep(200);
+  } catch {
+    refused = true;
+  }
+  return refused;
+}
+
+/** What the echo tests send, and the protocol they ask for. */
+const anyMessageText = 'hello';
+const anyProtocol = 'foobar';
+
+/** Their echo server: the first message goes back, as binary. */
+const echoOnce: Parameters<PeerTestContext['server']>[0] = (client) => {
+  client.once('message', (msg) => {
+    client.send(msg as Buffer);
+  });
+};
 
 /**
  * The round trip that 'start closed' and 'connect, send, receive, close' share (8 assertions): on
@@ -83,32 +109,23 @@ function echoThenClose(
   guard: <A extends unknown[]>(fn: (...args: A) => void) => (...args: A) => void,
   done: () => void,
 ): void {
-  ws.addEventListener(
-    'open',
-    guard(() => {
-      expect(ws.protocol).toBe(expected.protocol);
-      expect(ws.readyState).toBe(ws.OPEN);
-      ws.send(expected.text);
-    }),
-  );
-  ws.addEventListener(
-    'message',
-    guard((msg: AnyEvent) => {
-      expect(msg.data).toEqual(new Blob([expected.text]));
-      ws.close(1000, 'some reason');
-      expect(ws.readyState).toBe(ws.CLOSED);
-    }),
-  );
-  ws.addEventListener(
-    'close',
-    guard((event: AnyEvent) => {
-      expect(ws.readyState).toBe(ws.CLOSED);
-      expect(ws.url).toBe(expected.url);
-      expect(event.reason).toBe('some reason');
-      expect(event.code).toBe(1000);
-      done();
-    }),
-  );
+  listen(ws, 'open', guard, () => {
+    expect(ws.protocol).toBe(expected.protocol);
+    expect(ws.readyState).toBe(ws.OPEN);
+    ws.send(expected.text);
+  });
+  listen(ws, 'message', guard, (msg: AnyEvent) => {
+    expect(msg.data).toEqual(new Blob([expected.text]));
+    ws.close(1000, 'some reason');
+    expect(ws.readyState).toBe(ws.CLOSED);
+  });
+  listen(ws, 'close', guard, (event: AnyEvent) => {
+    expect(ws.readyState).toBe(ws.CLOSED);
+    expect(ws.url).toBe(expected.url);
+    expect(event.reason).toBe('some reason');
+    expect(event.code).toBe(1000);
+    done();
+  });
 }
 
 peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
@@ -121,9 +138,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     // rewritten: they read the private socket (`_ws instanceof WebSocket`); here the global is a
     // subclass that records what it constructs.
     const recording = recordingWebSocket(context.WebSocket);
-    useGlobalWebSocket(context, recording.Class);
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
+    const { make, url } = await againstRefusedUrl(context, recording.Class);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(url, undefined, { maxRetries: 0 });
       ws.onerror = guard(() => {
@@ -135,9 +150,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('getters when not ready', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
+    const { make, url } = await againstRefusedUrl(context);
     await settle(5000, (done) => {
       const ws = make(url, undefined, { maxRetries: 0 });
       expect(ws.bufferedAmount).toBe(0);
@@ -152,13 +165,8 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('debug on', async (context) => {
-    useGlobalWebSocket(context);
-    const logSpy = vi.spyOn(console, 'log').mockReturnValue();
-    context.defer(() => {
-      logSpy.mockRestore();
-    });
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
+    const logSpy = spyOnConsole(context, 'log');
+    const { make, url } = await againstRefusedUrl(context);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(url, undefined, { maxRetries: 0, debug: true });
       ws.onerror = guard(() => {
@@ -169,13 +177,8 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('debug off', async (context) => {
-    useGlobalWebSocket(context);
-    const logSpy = vi.spyOn(console, 'log').mockReturnValue();
-    context.defer(() => {
-      logSpy.mockRestore();
-    });
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
+    const logSpy = spyOnConsole(context, 'log');
+    const { make, url } = await againstRefusedUrl(context);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(url, undefined, { maxRetries: 0 });
       ws.onerror = guard(() => {
@@ -190,9 +193,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     // to a client: a string, a function and an async function connect to the server, and the two
     // invalid ones (123, a function returning 123) are refused (the constructor throws or an error
     // event comes) without a connection.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const providers: unknown[] = [s.url, () => s.url, () => Promise.resolve(s.url)];
     for (const [i, provider] of providers.entries()) {
       await settle(5000, (done) => {
@@ -205,17 +206,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
       expect(s.connections).toBe(i + 1);
     }
     for (const provider of [123, () => 123] as unknown[]) {
-      let refused = false;
-      try {
-        const ws = make(provider, undefined, { maxRetries: 0 });
-        ws.onerror = () => {
-          refused = true;
-        };
-        await sleep(200);
-      } catch {
-        refused = true;
-      }
-      expect(refused).toBe(true);
+      expect(await refuses(make, provider, undefined, { maxRetries: 0 })).toBe(true);
     }
     expect(s.connections).toBe(providers.length);
   });
@@ -230,86 +221,26 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     // rewritten: they call the private `_getNextProtocols(() => /Hahaha/)` and expect a throw; here
     // that provider is given to a client, which must refuse it (the constructor throws or an error
     // event comes) and never connect.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
-    let refused = false;
-    try {
-      const ws = make(s.url, () => /Hahaha/, {});
-      ws.onerror = () => {
-        refused = true;
-      };
-      await sleep(200);
-    } catch {
-      refused = true;
-    }
-    expect(refused).toBe(true);
+    const { make, s } = await againstServer(context);
+    expect(await refuses(make, s.url, () => /Hahaha/, {})).toBe(true);
     expect(s.connections).toBe(0);
   });
 
-  test('websocket sync protocolsProvider', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
-    const anyProtocol = 'bar';
-    await settle(5000, (done, _fail, guard) => {
-      const ws = make(s.url, () => anyProtocol, {});
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          expect(ws.url).toBe(s.url);
-          expect(ws.protocol).toBe(anyProtocol);
-          ws.close();
-        }),
-      );
-      ws.addEventListener('close', () => {
-        done();
-      });
-    });
-  });
+  test('websocket sync protocolsProvider', (context) => opensWithProtocol(context, [() => 'bar', {}], 'bar'));
 
-  test('websocket async protocolsProvider', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
-    const anyProtocol = 'foo';
-    await settle(5000, (done, _fail, guard) => {
-      const ws = make(s.url, () => Promise.resolve(anyProtocol), {});
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          expect(ws.url).toBe(s.url);
-          expect(ws.protocol).toBe(anyProtocol);
-          ws.close();
-        }),
-      );
-      ws.addEventListener('close', () => {
-        done();
-      });
-    });
-  });
+  test('websocket async protocolsProvider', (context) =>
+    opensWithProtocol(context, [() => Promise.resolve('foo'), {}], 'foo'));
 
   test('connection status constants', async (context) => {
-    useGlobalWebSocket(context);
-    const { make, statics } = clients(context);
-    const s = await context.server();
+    const { make, statics, s } = await againstServer(context);
     const ws = make(s.url, undefined, { maxRetries: 0 });
-    expect(statics.CONNECTING).toBe(0);
-    expect(statics.OPEN).toBe(1);
-    expect(statics.CLOSING).toBe(2);
-    expect(statics.CLOSED).toBe(3);
-    expect(ws.CONNECTING).toBe(0);
-    expect(ws.OPEN).toBe(1);
-    expect(ws.CLOSING).toBe(2);
-    expect(ws.CLOSED).toBe(3);
+    bothPeers.expectStatusConstants(statics, ws);
     ws.close();
   });
 
   for (const count of [0, 1, 5]) {
     test(`max retries: ${String(count)}`, async (context) => {
-      useGlobalWebSocket(context);
-      const { make } = clients(context);
-      const url = await refusedUrl(context);
+      const { make, url } = await againstRefusedUrl(context);
       const seen: number[] = [];
       await settle(6000, (done) => {
         const ws = make(url, undefined, { maxRetries: count, maxReconnectionDelay: 200 });
@@ -324,145 +255,80 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   }
 
   test('level0 event listeners are kept after reconnect', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
-    await settle(5000, (done, fail) => {
-      const ws = make(url, undefined, {
-        maxRetries: 4,
-        reconnectionDelayGrowFactor: 1.2,
-        maxReconnectionDelay: 20,
-        minReconnectionDelay: 10,
-      });
-      const handleOpen = (): void => undefined;
-      const handleClose = (): void => undefined;
-      const handleMessage = (): void => undefined;
-      const handleError = (): void => {
-        try {
-          expect(ws.onopen).toBe(handleOpen);
-          expect(ws.onclose).toBe(handleClose);
-          expect(ws.onmessage).toBe(handleMessage);
-          expect(ws.onerror).toBe(handleError);
-        } catch (error) {
-          fail(error);
-        }
-        if (ws.retryCount === 4) done();
-      };
-      ws.onopen = handleOpen;
-      ws.onclose = handleClose;
-      ws.onmessage = handleMessage;
-      ws.onerror = handleError;
+    const { make, url } = await againstRefusedUrl(context);
+    await settle(5000, (done, _fail, guard) => {
+      bothPeers.keepsLevel0Handlers(make, url, guard, done);
     });
   });
 
-  test('level2 event listeners', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
-    let failCalled = false;
-    await settle(5000, (done, _fail, guard) => {
-      const anyProtocol = 'foobar';
-      const ws = make(s.url, anyProtocol, {});
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          expect(ws.protocol).toBe(anyProtocol);
-          expect(ws.extensions).toBe('');
-          expect(ws.bufferedAmount).toBe(0);
-          ws.close();
-          done();
-        }),
-      );
-      // They throw from it; here it records, so that a call fails the test rather than the dispatch.
-      const fail = (): void => {
-        failCalled = true;
-      };
-      ws.addEventListener('unknown1', fail);
-      ws.addEventListener('open', fail);
-      ws.addEventListener('open', fail);
-      ws.removeEventListener('open', fail);
-      ws.removeEventListener('unknown2', fail);
-    });
-    expect(failCalled).toBe(false);
-  });
-
-  test('level2 event listeners using object with handleEvent', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
-    let failCalled = false;
-    await settle(5000, (done, _fail, guard) => {
-      const anyProtocol = 'foobar';
-      const ws = make(s.url, anyProtocol, {});
-      ws.addEventListener('open', {
-        handleEvent: guard(() => {
-          expect(ws.protocol).toBe(anyProtocol);
-          expect(ws.extensions).toBe('');
-          expect(ws.bufferedAmount).toBe(0);
-          ws.close();
-          done();
-        }),
-      });
-      const fail = {
-        handleEvent: (): void => {
+  // The two level2 tests: the same listeners, given as functions and as objects with handleEvent.
+  const level2: { name: string; listener: (fn: () => void) => Parameters<Client['addEventListener']>[1] }[] = [
+    { name: 'level2 event listeners', listener: (fn) => fn },
+    { name: 'level2 event listeners using object with handleEvent', listener: (fn) => ({ handleEvent: fn }) },
+  ];
+  for (const { name, listener } of level2) {
+    test(name, async (context) => {
+      const { make, s } = await againstServer(context);
+      let failCalled = false;
+      await settle(5000, (done, _fail, guard) => {
+        const anyProtocol = 'foobar';
+        const ws = make(s.url, anyProtocol, {});
+        ws.addEventListener(
+          'open',
+          listener(
+            guard(() => {
+              expect(ws.protocol).toBe(anyProtocol);
+              expect(ws.extensions).toBe('');
+              expect(ws.bufferedAmount).toBe(0);
+              ws.close();
+              done();
+            }),
+          ),
+        );
+        // They throw from it; here it records, so that a call fails the test rather than the dispatch.
+        const fail = listener(() => {
           failCalled = true;
-        },
-      };
-      ws.addEventListener('unknown1', fail);
-      ws.addEventListener('open', fail);
-      ws.addEventListener('open', fail);
-      ws.removeEventListener('open', fail);
-      ws.removeEventListener('unknown2', fail);
+        });
+        bothPeers.addThenRemove(ws, fail);
+      });
+      expect(failCalled).toBe(false);
     });
-    expect(failCalled).toBe(false);
-  });
+  }
 
   test('getters', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     await settle(5000, (done, _fail, guard) => {
       const anyProtocol = 'foobar';
       const ws = make(s.url, anyProtocol, { maxReconnectionDelay: 100 });
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          expect(ws.protocol).toBe(anyProtocol);
-          expect(ws.extensions).toBe('');
-          expect(ws.bufferedAmount).toBe(0);
-          expect(ws.binaryType).toBe('blob');
-          ws.close();
-          done();
-        }),
-      );
+      listen(ws, 'open', guard, () => {
+        expect(ws.protocol).toBe(anyProtocol);
+        expect(ws.extensions).toBe('');
+        expect(ws.bufferedAmount).toBe(0);
+        expect(ws.binaryType).toBe('blob');
+        ws.close();
+        done();
+      });
     });
   });
 
   test('binaryType', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(s.url, undefined, { minReconnectionDelay: 0 });
       expect(ws.binaryType).toBe('blob');
       ws.binaryType = 'arraybuffer';
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          expect(ws.binaryType).toBe('arraybuffer');
-          ws.binaryType = 'blob';
-          expect(ws.binaryType).toBe('blob');
-          ws.close();
-          done();
-        }),
-      );
+      listen(ws, 'open', guard, () => {
+        expect(ws.binaryType).toBe('arraybuffer');
+        ws.binaryType = 'blob';
+        expect(ws.binaryType).toBe('blob');
+        ws.close();
+        done();
+      });
     });
   });
 
   test('calling to close multiple times', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ws = make(s.url, undefined, {});
     ws.addEventListener('open', () => {
       ws.close();
@@ -478,9 +344,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('calling to reconnect when not ready', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     await settle(5000, (done) => {
       const ws = make(s.url, undefined, {});
       ws.reconnect();
@@ -495,15 +359,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('start closed', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const anyMessageText = 'hello';
-    const anyProtocol = 'foobar';
-    const s = await context.server((client) => {
-      client.once('message', (msg) => {
-        client.send(msg as Buffer);
-      });
-    });
+    const { make, s } = await againstServer(context, echoOnce);
     expect.assertions(10);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(s.url, anyProtocol, {
@@ -524,15 +380,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('connect, send, receive, close', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const anyMessageText = 'hello';
-    const anyProtocol = 'foobar';
-    const s = await context.server((client) => {
-      client.once('message', (msg) => {
-        client.send(msg as Buffer);
-      });
-    });
+    const { make, s } = await againstServer(context, echoOnce);
     expect.assertions(9);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(s.url, anyProtocol, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
@@ -542,15 +390,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('connect, send, receive, reconnect', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const anyMessageText = 'hello';
-    const anyProtocol = 'foobar';
-    const s = await context.server((client) => {
-      client.once('message', (msg) => {
-        client.send(msg as Buffer);
-      });
-    });
+    const { make, s } = await againstServer(context, echoOnce);
     const totalRounds = 3;
     let currentRound = 0;
     // 6 = 3 * 2 open; 8 = 2 * 3 message + 2 reconnect; 7 = 2 * 3 close + 1 closed
@@ -574,26 +414,21 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
           expect(ws.readyState).toBe(ws.CLOSED);
         }
       });
-      ws.addEventListener(
-        'close',
-        guard((event: AnyEvent) => {
-          expect(ws.url).toBe(s.url);
-          if (currentRound >= totalRounds) {
-            expect(ws.readyState).toBe(ws.CLOSED);
-            expect(event.reason).toBe('close');
-            done();
-          } else {
-            expect(event.reason).toBe('reconnect');
-          }
-        }),
-      );
+      listen(ws, 'close', guard, (event: AnyEvent) => {
+        expect(ws.url).toBe(s.url);
+        if (currentRound >= totalRounds) {
+          expect(ws.readyState).toBe(ws.CLOSED);
+          expect(event.reason).toBe('close');
+          done();
+        } else {
+          expect(event.reason).toBe('reconnect');
+        }
+      });
     });
   });
 
   test('immediately-failed connection should not timeout', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
+    const { make, url } = await againstRefusedUrl(context);
     await settle(5000, (done, fail) => {
       const ws = make(url, undefined, { maxRetries: 2, connectionTimeout: 500, maxReconnectionDelay: 600 });
       ws.addEventListener('error', (err: AnyEvent) => {
@@ -605,9 +440,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('immediately-failed connection with 0 maxRetries must not retry', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
+    const { make, url } = await againstRefusedUrl(context);
     await settle(5000, (done, fail) => {
       const ws = make(url, [], {
         maxRetries: 0,
@@ -626,9 +459,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('connect and close before establishing connection', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     await settle(5000, (done, fail) => {
       const ws = make(s.url, undefined, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
       ws.close(); // closing before establishing connection
@@ -645,47 +476,21 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     });
   });
 
-  test('enqueue messages', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
-    await settle(5000, (done, _fail, guard) => {
-      const ws = make(url, undefined, { maxRetries: 0 });
-      const count = 10;
-      const message = 'message';
-      for (let i = 0; i < count; i++) ws.send(message);
-      ws.onerror = guard(() => {
-        expect(ws.bufferedAmount).toBe(message.length * count);
-        done();
+  for (const { name, maxEnqueuedMessages } of bothPeers.QUEUE_TESTS) {
+    test(name, async (context) => {
+      const { make, url } = await againstRefusedUrl(context);
+      await settle(5000, (done, _fail, guard) => {
+        bothPeers.holdsMessagesWhileFailing(make, url, maxEnqueuedMessages, guard, done);
       });
     });
-  });
-
-  test('respect maximum enqueued messages', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
-    await settle(5000, (done, _fail, guard) => {
-      const queueSize = 2;
-      const ws = make(url, undefined, { maxRetries: 0, maxEnqueuedMessages: queueSize });
-      const count = 10;
-      const message = 'message';
-      for (let i = 0; i < count; i++) ws.send(message);
-      ws.onerror = guard(() => {
-        expect(ws.bufferedAmount).toBe(message.length * queueSize);
-        done();
-      });
-    });
-  });
+  }
 
   test('enqueue messages before websocket initialization with expected order', async (context) => {
     // rewritten: they also read the private queue's length (3); that the server receives exactly
     // the three messages, in order, before 'ok' says the same.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const messages = ['message1', 'message2', 'message3'];
     let onServerMessage: (text: string) => void = () => undefined;
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       client.on('message', (data) => {
         onServerMessage((data as Buffer).toString());
       });
@@ -714,12 +519,10 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('closing from the other side should reconnect', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const max = 3;
     let i = 0;
     let unexpected: string | undefined;
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       i++;
       // closing client from server side should trigger a reconnection
       if (i < max)
@@ -748,12 +551,10 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('closing from the other side should allow to keep closed', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     const codes = [4000, 4001];
     let i = 0;
     let unexpected = false;
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       if (i > codes.length) unexpected = true;
       const code = codes[i];
       client.close(code, String(code));
@@ -777,9 +578,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('shouldReconnectOnClose=false stops reconnecting before close listeners run', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server((client, n) => {
+    const { make, s } = await againstServer(context, (client, n) => {
       if (n === 1) client.close(1008, 'policy');
     });
     await settle(5000, (done, _fail, guard) => {
@@ -788,29 +587,24 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
         maxReconnectionDelay: 100,
         shouldReconnectOnClose: (event: AnyEvent) => event.code !== 1008,
       });
-      ws.addEventListener(
-        'close',
-        guard((event: AnyEvent) => {
-          expect(event.code).toBe(1008);
-          expect(event.reason).toBe('policy');
-          expect(ws.shouldReconnect).toBe(false);
-          setTimeout(
-            guard(() => {
-              expect(s.connections).toBe(1);
-              done();
-            }),
-            200,
-          );
-        }),
-      );
+      listen(ws, 'close', guard, (event: AnyEvent) => {
+        expect(event.code).toBe(1008);
+        expect(event.reason).toBe('policy');
+        expect(ws.shouldReconnect).toBe(false);
+        setTimeout(
+          guard(() => {
+            expect(s.connections).toBe(1);
+            done();
+          }),
+          200,
+        );
+      });
     });
   });
 
   test('shouldReconnectOnClose preserves default reconnect behavior when omitted', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     let onSecond: () => void = () => undefined;
-    const s = await context.server((client, n) => {
+    const { make, s } = await againstServer(context, (client, n) => {
       if (n === 1) client.close(1008, 'policy');
       if (n === 2) onSecond();
     });
@@ -825,10 +619,8 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('reconnect() re-enables a socket stopped by shouldReconnectOnClose', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
     let onSecond: () => void = () => undefined;
-    const s = await context.server((client, n) => {
+    const { make, s } = await againstServer(context, (client, n) => {
       if (n === 1) client.close(1008, 'policy');
       if (n === 2) onSecond();
     });
@@ -842,15 +634,12 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
         ws.close();
         done();
       };
-      ws.addEventListener(
-        'close',
-        guard((event: AnyEvent) => {
-          if (event.code === 1008) {
-            expect(ws.shouldReconnect).toBe(false);
-            ws.reconnect();
-          }
-        }),
-      );
+      listen(ws, 'close', guard, (event: AnyEvent) => {
+        if (event.code === 1008) {
+          expect(ws.shouldReconnect).toBe(false);
+          ws.reconnect();
+        }
+      });
     });
     expect(s.connections).toBe(2);
   });
@@ -862,9 +651,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     // global WebSocket records each attempt, and after each failure at a refused port the clock is
     // stepped 1 ms at a time until the next attempt starts. The waits are then exact.
     const recording = recordingWebSocket(context.WebSocket);
-    useGlobalWebSocket(context, recording.Class);
-    const { make } = clients(context);
-    const url = await refusedUrl(context);
+    const { make, url } = await againstRefusedUrl(context, recording.Class);
     const realSetTimeout = globalThis.setTimeout;
     const realSleep = (ms: number): Promise<void> =>
       new Promise((resolve) => {
@@ -910,17 +697,12 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
     // is public and read as they read `_retryCount` (the values are >= 1, where the two agree).
     // Math.random is pinned at 0.5: redialer's jitter is then at its midpoint (a factor of 1), since
     // the jitter is 'reconnection delay grow factor''s difference and this test is about minUptime.
-    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
-    context.defer(() => {
-      random.mockRestore();
-    });
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
+    pinMathRandom(context, 0.5);
     // Connections 1-3 last 20/40/60 ms (< 75 ms minUptime): the waits grow. Connections 4-6 last
     // 80/100/120 ms (> 75 ms): the retry count resets.
     const expectedDelays = [50, 100, 200, 50, 50, 50];
     const expectedRetryCount = [1, 2, 3, 1, 1, 1];
-    const s = await context.server((client, n) => {
+    const { make, s } = await againstServer(context, (client, n) => {
       if (n <= expectedDelays.length)
         setTimeout(() => {
           client.close();
@@ -960,9 +742,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   }, 10_000);
 
   test('reconnect after closing', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     await settle(5000, (done, fail) => {
       const ws = make(s.url, undefined, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
       let i = 0;
@@ -984,28 +764,21 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('send() returns true when transmitted and false when buffered', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(s.url);
       // not yet open: buffered
       expect(ws.send('queued')).toBe(false);
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          expect(ws.send('immediate')).toBe(true);
-          ws.close();
-          done();
-        }),
-      );
+      listen(ws, 'open', guard, () => {
+        expect(ws.send('immediate')).toBe(true);
+        ws.close();
+        done();
+      });
     });
   });
 
   test('drainQueuedMessages() removes and returns buffered messages', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     const ws = make(s.url, undefined, { startClosed: true });
     ws.send('one');
     ws.send('two');
@@ -1017,25 +790,20 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('close() dispatches its close event synchronously, exactly once', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     let closeEvents = 0;
     await settle(5000, (done, _fail, guard) => {
       const ws = make(s.url);
       ws.addEventListener('close', () => {
         closeEvents++;
       });
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          ws.close(1000, 'sync close');
-          // the close event must have fired during close() itself
-          expect(closeEvents).toBe(1);
-          expect(ws.readyState).toBe(ws.CLOSED);
-          done();
-        }),
-      );
+      listen(ws, 'open', guard, () => {
+        ws.close(1000, 'sync close');
+        // the close event must have fired during close() itself
+        expect(closeEvents).toBe(1);
+        expect(ws.readyState).toBe(ws.CLOSED);
+        done();
+      });
     });
     // give the real (inner) close handshake time to finish: it must not produce a second close event
     await sleep(300);
@@ -1065,9 +833,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('close() inside a close listener does not dispatch a duplicate close event', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     let closeEvents = 0;
     await settle(5000, (done) => {
       const ws = make(s.url);
@@ -1085,9 +851,7 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
   });
 
   test('reconnect() immediately after close() does not dispatch a duplicate close event', async (context) => {
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const s = await context.server();
+    const { make, s } = await againstServer(context);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(s.url, undefined, { minReconnectionDelay: 10, maxReconnectionDelay: 50 });
       let closeEvents = 0;
@@ -1095,67 +859,51 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
       ws.addEventListener('close', () => {
         closeEvents++;
       });
-      ws.addEventListener(
-        'open',
-        guard(() => {
-          opens++;
-          if (opens === 1) {
-            ws.close();
-            // reconnect before the inner closing handshake completes
-            ws.reconnect();
-          } else {
-            // exactly one close event (from close())
-            expect(closeEvents).toBe(1);
-            ws.close();
-            done();
-          }
-        }),
-      );
+      listen(ws, 'open', guard, () => {
+        opens++;
+        if (opens === 1) {
+          ws.close();
+          // reconnect before the inner closing handshake completes
+          ws.reconnect();
+        } else {
+          // exactly one close event (from close())
+          expect(closeEvents).toBe(1);
+          ws.close();
+          done();
+        }
+      });
     });
   });
 
   test('warns when send() is called after close()', async (context) => {
-    useGlobalWebSocket(context);
-    const warnSpy = vi.spyOn(console, 'warn').mockReturnValue();
-    context.defer(() => {
-      warnSpy.mockRestore();
-    });
-    const { make } = clients(context);
-    const s = await context.server();
+    const warnSpy = spyOnConsole(context, 'warn');
+    const { make, s } = await againstServer(context);
     await settle(5000, (done, _fail, guard) => {
       const ws = make(s.url);
       ws.addEventListener('open', () => {
         ws.close();
       });
-      ws.addEventListener(
-        'close',
-        guard(() => {
-          expect(warnSpy).not.toHaveBeenCalled();
-          // The socket is permanently closed: sending now buffers into a queue nothing will flush.
-          ws.send('late message');
-          expect(warnSpy).toHaveBeenCalledTimes(1);
-          expect(String(warnSpy.mock.calls[0]?.[0])).toMatch(/send\(\) was called after close\(\)/);
-          // Still buffered (reconnect() can flush it), and the warning is given once per close cycle.
-          ws.send('another late message');
-          expect(warnSpy).toHaveBeenCalledTimes(1);
-          expect(ws.bufferedAmount).toBe('late message'.length + 'another late message'.length);
-          done();
-        }),
-      );
+      listen(ws, 'close', guard, () => {
+        expect(warnSpy).not.toHaveBeenCalled();
+        // The socket is permanently closed: sending now buffers into a queue nothing will flush.
+        ws.send('late message');
+        expect(warnSpy).toHaveBeenCalledTimes(1);
+        expect(String(warnSpy.mock.calls[0]?.[0])).toMatch(/send\(\) was called after close\(\)/);
+        // Still buffered (reconnect() can flush it), and the warning is given once per close cycle.
+        ws.send('another late message');
+        expect(warnSpy).toHaveBeenCalledTimes(1);
+        expect(ws.bufferedAmount).toBe('late message'.length + 'another late message'.length);
+        done();
+      });
     });
   });
 
   test('messages sent after close() are delivered after reconnect(), and the warning resets', async (context) => {
     // rewritten: they read the private `_didWarnAboutClosedSend` (false after reconnect()); here the
     // reset is seen publicly: after the delivery, a close() and a send() warn a second time.
-    useGlobalWebSocket(context);
-    const warnSpy = vi.spyOn(console, 'warn').mockReturnValue();
-    context.defer(() => {
-      warnSpy.mockRestore();
-    });
-    const { make } = clients(context);
+    const warnSpy = spyOnConsole(context, 'warn');
     let onServerMessage: (text: string) => void = () => undefined;
-    const s = await context.server((client) => {
+    const { make, s } = await againstServer(context, (client) => {
       client.on('message', (data) => {
         onServerMessage((data as Buffer).toString());
       });
@@ -1176,26 +924,21 @@ peerSuite('partysocket reconnecting.test.ts', 'partysocket', known, (test) => {
         }
       });
       let closes = 0;
-      ws.addEventListener(
-        'close',
-        guard(() => {
-          closes++;
-          if (closes === 1) {
-            ws.send('buffered while closed');
-            expect(warnSpy).toHaveBeenCalledTimes(1);
-            ws.reconnect();
-          }
-        }),
-      );
+      listen(ws, 'close', guard, () => {
+        closes++;
+        if (closes === 1) {
+          ws.send('buffered while closed');
+          expect(warnSpy).toHaveBeenCalledTimes(1);
+          ws.reconnect();
+        }
+      });
     });
   });
 
   test('reconnect() works after maxRetries has been exhausted', async (context) => {
     // rewritten: they point the private `_url` at the working server before reconnect(); here the
     // client has a URL provider that answers the refused URL first and the server's afterwards.
-    useGlobalWebSocket(context);
-    const { make } = clients(context);
-    const refused = await refusedUrl(context);
+    const { make, url: refused } = await againstRefusedUrl(context);
     const s = await context.server();
     let asked = 0;
     const provider = (): string => (asked++ === 0 ? refused : s.url);

@@ -13,7 +13,7 @@
  * - a test that read a private member checks the same promise through public behaviour, and says so
  *   in a `// rewritten:` comment.
  */
-import { expect, vi } from 'vitest';
+import { expect } from 'vitest';
 import WS from 'ws';
 import { ClientWebSocket } from '../../../support/websocket/client-websocket.js';
 import { type TestServer, startBlackHole } from '../../../support/websocket/ws-server.js';
@@ -21,10 +21,15 @@ import { type KnownDifference, type PeerTestContext, peerSuite } from './peer-su
 import {
   type AnyEvent,
   type Client,
+  type ClientClass,
+  bothPeers,
   clients,
+  listen,
+  pinMathRandom,
   recordingWebSocket,
   refusedUrl,
   sleep,
+  spyOnConsole,
   useGlobalWebSocket,
 } from './peer-support.js';
 
@@ -88,6 +93,86 @@ function finish(ctx: PeerTestContext, limit = 5000): Finish {
     }, limit),
   );
   return f;
+}
+
+/** How most of its tests start: a server of the test's own, the runtime's WebSocket as the global, and `done`. */
+async function served(
+  ctx: PeerTestContext,
+  onConnection?: Parameters<PeerTestContext['server']>[0],
+): Promise<{ s: TestServer; run: Finish }> {
+  const s = await ctx.server(onConnection);
+  useGlobalWebSocket(ctx, ctx.WebSocket);
+  return { s, run: finish(ctx) };
+}
+
+/** How its tests of failing connections start: a refused URL, the runtime's WebSocket as the global, and `done`. */
+async function refused(ctx: PeerTestContext, limit?: number): Promise<{ url: string; run: Finish }> {
+  const url = await refusedUrl(ctx);
+  useGlobalWebSocket(ctx, ctx.WebSocket);
+  return { url, run: finish(ctx, limit) };
+}
+
+/**
+ * Four of its tests in one shape: a client of the server made with `args` after the URL, `before` run
+ * on it at once, `onOpen` in its open event (guarded; each closes the client); on close the server
+ * stops and the test ends 500 ms later.
+ */
+async function opensThenCloses(
+  ctx: PeerTestContext,
+  args: readonly [unknown, Record<string, unknown>],
+  onOpen: (ws: Client) => void,
+  before?: (ws: Client) => void,
+): Promise<void> {
+  const { s, run } = await served(ctx);
+  const ws = connect(ctx, s.url, ...args);
+  before?.(ws);
+  listen(ws, 'open', run.guard, () => {
+    onOpen(ws);
+  });
+  endOnClose(ws, run, s);
+  await run.promise;
+}
+
+/** What the echo tests send, and the protocol they ask for. */
+const anyMessageText = 'hello';
+const anyProtocol = 'foobar';
+
+/** Their echo server: each message goes back as it came (text as text). */
+const echoAsSent: Parameters<PeerTestContext['server']>[0] = (client) => {
+  client.on('message', (data, isBinary) => {
+    client.send(data, { binary: isBinary });
+  });
+};
+
+/**
+ * The two tests that a client constructs the WebSocket class it is given (as the global, or as the
+ * `WebSocket` option with no global): a recording subclass sees one socket made, of that class.
+ */
+async function usesTheClassGiven(ctx: PeerTestContext, given: 'as the global' | 'as an option'): Promise<void> {
+  const url = await refusedUrl(ctx);
+  const { Class, made } = recordingWebSocket(ctx.WebSocket);
+  useGlobalWebSocket(ctx, given === 'as the global' ? Class : null);
+  const run = finish(ctx);
+  const ws = connect(
+    ctx,
+    url,
+    undefined,
+    given === 'as the global' ? { maxRetries: 0 } : { WebSocket: Class, maxRetries: 0 },
+  );
+  ws.onerror = run.guard(() => {
+    expect(made).toHaveLength(1);
+    expect(made[0]).toBeInstanceOf(ctx.WebSocket);
+    run.done();
+  });
+  await run.promise;
+}
+
+/** Their commonest ending: on close, the server stops and the test ends 500 ms later. */
+function endOnClose(ws: Client, run: Finish, s: TestServer): void {
+  listen(ws, 'close', run.guard, () => {
+    void s.stop();
+    run.doneAfter(500);
+  });
 }
 
 /** The first event of `type` on `client`, or a rejection after `ms`. */
@@ -171,26 +256,18 @@ async function opensWithProtocol(
   protocol: string,
   wait: number,
 ): Promise<void> {
-  const s = await ctx.server();
-  useGlobalWebSocket(ctx, ctx.WebSocket);
-  const run = finish(ctx);
+  const { s, run } = await served(ctx);
   const ws = connect(ctx, s.url, ...args);
-  ws.addEventListener(
-    'open',
-    run.guard(() => {
-      expect(ws.url).toBe(s.url);
-      expect(ws.protocol).toBe(protocol);
-      ws.close();
-    }),
-  );
-  ws.addEventListener(
-    'close',
-    run.guard(() => {
-      void s.stop().then(() => {
-        run.doneAfter(wait);
-      });
-    }),
-  );
+  listen(ws, 'open', run.guard, () => {
+    expect(ws.url).toBe(s.url);
+    expect(ws.protocol).toBe(protocol);
+    ws.close();
+  });
+  listen(ws, 'close', run.guard, () => {
+    void s.stop().then(() => {
+      run.doneAfter(wait);
+    });
+  });
   await run.promise;
 }
 
@@ -205,31 +282,22 @@ function echoThenClose(
   s: TestServer,
   expected: { readonly protocol: string; readonly text: string },
 ): void {
-  ws.addEventListener(
-    'open',
-    run.guard(() => {
-      expect(ws.protocol).toBe(expected.protocol);
-      expect(ws.readyState).toBe(ws.OPEN);
-      ws.send(expected.text);
-    }),
-  );
-  ws.addEventListener(
-    'message',
-    run.guard((msg: AnyEvent) => {
-      expect(msg.data).toBe(expected.text);
-      ws.close(1000, '');
-      expect(ws.readyState).toBe(ws.CLOSING);
-    }),
-  );
-  ws.addEventListener(
-    'close',
-    run.guard(() => {
-      expect(ws.readyState).toBe(ws.CLOSED);
-      expect(ws.url).toBe(s.url);
-      void s.stop();
-      run.doneAfter(1000);
-    }),
-  );
+  listen(ws, 'open', run.guard, () => {
+    expect(ws.protocol).toBe(expected.protocol);
+    expect(ws.readyState).toBe(ws.OPEN);
+    ws.send(expected.text);
+  });
+  listen(ws, 'message', run.guard, (msg: AnyEvent) => {
+    expect(msg.data).toBe(expected.text);
+    ws.close(1000, '');
+    expect(ws.readyState).toBe(ws.CLOSING);
+  });
+  listen(ws, 'close', run.guard, () => {
+    expect(ws.readyState).toBe(ws.CLOSED);
+    expect(ws.url).toBe(s.url);
+    void s.stop();
+    run.doneAfter(1000);
+  });
 }
 
 /** The two peers disagree on close(): redialer follows partysocket 1.3 (its own suite's test). */
@@ -304,24 +372,10 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   // rewritten: it read the private `_ws`; the global class, counting its instances, shows it was used.
-  test('global WebSocket is used if available', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    const { Class, made } = recordingWebSocket(ctx.WebSocket);
-    useGlobalWebSocket(ctx, Class);
-    const run = finish(ctx);
-    const ws = connect(ctx, url, undefined, { maxRetries: 0 });
-    ws.onerror = run.guard(() => {
-      expect(made).toHaveLength(1);
-      expect(made[0]).toBeInstanceOf(ctx.WebSocket);
-      run.done();
-    });
-    await run.promise;
-  });
+  test('global WebSocket is used if available', (ctx) => usesTheClassGiven(ctx, 'as the global'));
 
   test('getters when not ready', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { url, run } = await refused(ctx);
     const ws = connect(ctx, url, undefined, { maxRetries: 0 });
     // The peer's five checks, in one comparison, so that a failure shows every getter.
     const { bufferedAmount, protocol, url: socketUrl, extensions, binaryType } = ws;
@@ -339,16 +393,10 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   test('debug on', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const logSpy = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    const { url, run } = await refused(ctx);
+    const logSpy = spyOnConsole(ctx, 'log');
     // Not asserted on: keeps redialer's debug lines (console.debug) out of the test output.
-    const debugSpy = vi.spyOn(console, 'debug').mockImplementation(() => undefined);
-    ctx.defer(() => {
-      logSpy.mockRestore();
-      debugSpy.mockRestore();
-    });
-    const run = finish(ctx);
+    spyOnConsole(ctx, 'debug');
     const ws = connect(ctx, url, undefined, { maxRetries: 0, debug: true });
     ws.onerror = run.guard(() => {
       expect(logSpy).toHaveBeenCalledWith('RWS>', 'connect', 0);
@@ -358,13 +406,8 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   test('debug off', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const logSpy = vi.spyOn(console, 'log').mockImplementation(() => undefined);
-    ctx.defer(() => {
-      logSpy.mockRestore();
-    });
-    const run = finish(ctx);
+    const { url, run } = await refused(ctx);
+    const logSpy = spyOnConsole(ctx, 'log');
     const ws = connect(ctx, url, undefined, { maxRetries: 0 });
     ws.onerror = run.guard(() => {
       expect(logSpy).not.toHaveBeenCalled();
@@ -374,19 +417,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   // rewritten: it read the private `_ws`; the class passed, counting its instances, shows it was used.
-  test('pass WebSocket via options', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, null);
-    const { Class, made } = recordingWebSocket(ctx.WebSocket);
-    const run = finish(ctx);
-    const ws = connect(ctx, url, undefined, { WebSocket: Class, maxRetries: 0 });
-    ws.onerror = run.guard(() => {
-      expect(made).toHaveLength(1);
-      expect(made[0]).toBeInstanceOf(ctx.WebSocket);
-      run.done();
-    });
-    await run.promise;
-  });
+  test('pass WebSocket via options', (ctx) => usesTheClassGiven(ctx, 'as an option'));
 
   // rewritten: it called the private `_getNextUrl`; each kind of url is given to a client instead: a
   // string, a function and an async function connect to a live server; 123, or a function returning
@@ -437,30 +468,18 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     const url = await refusedUrl(ctx);
     useGlobalWebSocket(ctx, ctx.WebSocket);
     const ws = connect(ctx, url, undefined, { maxRetries: 0 });
-    const statics = ctx.RWS as unknown as Record<'CONNECTING' | 'OPEN' | 'CLOSING' | 'CLOSED', number>;
-    expect(statics.CONNECTING).toBe(0);
-    expect(statics.OPEN).toBe(1);
-    expect(statics.CLOSING).toBe(2);
-    expect(statics.CLOSED).toBe(3);
-    expect(ws.CONNECTING).toBe(0);
-    expect(ws.OPEN).toBe(1);
-    expect(ws.CLOSING).toBe(2);
-    expect(ws.CLOSED).toBe(3);
+    const statics = ctx.RWS as unknown as ClientClass;
+    bothPeers.expectStatusConstants(statics, ws);
     ws.close();
   });
 
   const maxRetriesTest = async (ctx: PeerTestContext, count: number): Promise<void> => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { url, run } = await refused(ctx);
     const ws = connect(ctx, url, undefined, { maxRetries: count, maxReconnectionDelay: 200 });
-    ws.addEventListener(
-      'error',
-      run.guard(() => {
-        if (ws.retryCount === count) run.doneAfter(500);
-        if (ws.retryCount > count) run.fail(`too many retries: ${String(ws.retryCount)}`);
-      }),
-    );
+    listen(ws, 'error', run.guard, () => {
+      if (ws.retryCount === count) run.doneAfter(500);
+      if (ws.retryCount > count) run.fail(`too many retries: ${String(ws.retryCount)}`);
+    });
     await run.promise;
   };
   test('max retries: 0', (ctx) => maxRetriesTest(ctx, 0));
@@ -468,71 +487,36 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   test('max retries: 5', (ctx) => maxRetriesTest(ctx, 5));
 
   test('level0 event listeners are kept after reconnect', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
-    const ws = connect(ctx, url, undefined, {
-      maxRetries: 4,
-      reconnectionDelayGrowFactor: 1.2,
-      maxReconnectionDelay: 20,
-      minReconnectionDelay: 10,
-    });
-    const handleOpen = (): void => undefined;
-    const handleClose = (): void => undefined;
-    const handleMessage = (): void => undefined;
-    const handleError = run.guard(() => {
-      expect(ws.onopen).toBe(handleOpen);
-      expect(ws.onclose).toBe(handleClose);
-      expect(ws.onmessage).toBe(handleMessage);
-      expect(ws.onerror).toBe(handleError);
-      if (ws.retryCount === 4) run.done();
-    });
-    ws.onopen = handleOpen;
-    ws.onclose = handleClose;
-    ws.onmessage = handleMessage;
-    ws.onerror = handleError;
+    const { url, run } = await refused(ctx);
+    bothPeers.keepsLevel0Handlers(clients(ctx).make, url, run.guard, run.done);
     await run.promise;
   });
 
   test('level2 event listeners', async (ctx) => {
     const anyProtocol = 'foobar';
-    const s = await ctx.server();
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { s, run } = await served(ctx);
     const ws = connect(ctx, s.url, anyProtocol, {});
-    ws.addEventListener(
-      'open',
-      run.guard(() => {
-        expect(ws.protocol).toBe(anyProtocol);
-        expect(ws.extensions).toBe('');
-        expect(ws.bufferedAmount).toBe(0);
-        ws.close();
-      }),
-    );
+    listen(ws, 'open', run.guard, () => {
+      expect(ws.protocol).toBe(anyProtocol);
+      expect(ws.extensions).toBe('');
+      expect(ws.bufferedAmount).toBe(0);
+      ws.close();
+    });
     const fail = (): void => {
       run.fail('fail');
     };
-    ws.addEventListener('unknown1', fail);
-    ws.addEventListener('open', fail);
-    ws.addEventListener('open', fail);
-    ws.removeEventListener('open', fail);
-    ws.removeEventListener('unknown2', fail);
-    ws.addEventListener(
-      'close',
-      run.guard(() => {
-        void s.stop().then(() => {
-          run.doneAfter(500);
-        });
-      }),
-    );
+    bothPeers.addThenRemove(ws, fail);
+    listen(ws, 'close', run.guard, () => {
+      void s.stop().then(() => {
+        run.doneAfter(500);
+      });
+    });
     await run.promise;
   });
 
   test('level2 event listeners using object with handleEvent', async (ctx) => {
     const anyProtocol = 'foobar';
-    const s = await ctx.server();
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { s, run } = await served(ctx);
     const ws = connect(ctx, s.url, anyProtocol, {});
     ws.addEventListener('open', {
       handleEvent: run.guard(() => {
@@ -547,11 +531,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
         run.fail('fail');
       },
     };
-    ws.addEventListener('unknown1', fail);
-    ws.addEventListener('open', fail);
-    ws.addEventListener('open', fail);
-    ws.removeEventListener('open', fail);
-    ws.removeEventListener('unknown2', fail);
+    bothPeers.addThenRemove(ws, fail);
     ws.addEventListener('close', {
       handleEvent: run.guard(() => {
         void s.stop();
@@ -571,125 +551,61 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
       connectionTimeout: 500,
       maxRetries: 1,
     });
-    ws.addEventListener(
-      'error',
-      run.guard((event: AnyEvent) => {
-        expect(event.message).toBe('TIMEOUT');
-        if (ws.retryCount === 1) run.doneAfter(1000);
-      }),
-    );
+    listen(ws, 'error', run.guard, (event: AnyEvent) => {
+      expect(event.message).toBe('TIMEOUT');
+      if (ws.retryCount === 1) run.doneAfter(1000);
+    });
     await run.promise;
   });
 
-  test('getters', async (ctx) => {
-    const anyProtocol = 'foobar';
-    const s = await ctx.server();
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
-    const ws = connect(ctx, s.url, anyProtocol, { maxReconnectionDelay: 100 });
-    ws.addEventListener(
-      'open',
-      run.guard(() => {
-        expect(ws.protocol).toBe(anyProtocol);
-        expect(ws.extensions).toBe('');
-        expect(ws.bufferedAmount).toBe(0);
-        expect(ws.binaryType).toBe('nodebuffer');
-        ws.close();
-      }),
-    );
-    ws.addEventListener(
-      'close',
-      run.guard(() => {
-        void s.stop();
-        run.doneAfter(500);
-      }),
-    );
-    await run.promise;
-  });
+  test('getters', (ctx) =>
+    opensThenCloses(ctx, ['foobar', { maxReconnectionDelay: 100 }], (ws) => {
+      expect(ws.protocol).toBe('foobar');
+      expect(ws.extensions).toBe('');
+      expect(ws.bufferedAmount).toBe(0);
+      expect(ws.binaryType).toBe('nodebuffer');
+      ws.close();
+    }));
 
-  test('binaryType', async (ctx) => {
-    const s = await ctx.server();
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
-    const ws = connect(ctx, s.url, undefined, { minReconnectionDelay: 0 });
-    expect(ws.binaryType).toBe('blob');
-    ws.binaryType = 'arraybuffer';
-    ws.addEventListener(
-      'open',
-      run.guard(() => {
+  test('binaryType', (ctx) =>
+    opensThenCloses(
+      ctx,
+      [undefined, { minReconnectionDelay: 0 }],
+      (ws) => {
         expect(ws.binaryType).toBe('arraybuffer');
         ws.binaryType = 'nodebuffer';
         expect(ws.binaryType).toBe('nodebuffer');
         ws.close();
-      }),
-    );
-    ws.addEventListener(
-      'close',
-      run.guard(() => {
-        void s.stop();
-        run.doneAfter(500);
-      }),
-    );
-    await run.promise;
-  });
+      },
+      (ws) => {
+        expect(ws.binaryType).toBe('blob');
+        ws.binaryType = 'arraybuffer';
+      },
+    ));
 
-  test('calling to close multiple times', async (ctx) => {
-    const s = await ctx.server();
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
-    const ws = connect(ctx, s.url, undefined, {});
-    ws.addEventListener(
-      'open',
-      run.guard(() => {
-        ws.close();
-        ws.close();
-        ws.close();
-      }),
-    );
-    ws.addEventListener(
-      'close',
-      run.guard(() => {
-        void s.stop();
-        run.doneAfter(500);
-      }),
-    );
-    await run.promise;
-  });
+  test('calling to close multiple times', (ctx) =>
+    opensThenCloses(ctx, [undefined, {}], (ws) => {
+      ws.close();
+      ws.close();
+      ws.close();
+    }));
 
-  test('calling to reconnect when not ready', async (ctx) => {
-    const s = await ctx.server();
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
-    const ws = connect(ctx, s.url, undefined, {});
-    ws.reconnect();
-    ws.reconnect();
-    ws.addEventListener(
-      'open',
-      run.guard(() => {
+  test('calling to reconnect when not ready', (ctx) =>
+    opensThenCloses(
+      ctx,
+      [undefined, {}],
+      (ws) => {
         ws.close();
-      }),
-    );
-    ws.addEventListener(
-      'close',
-      run.guard(() => {
-        void s.stop();
-        run.doneAfter(500);
-      }),
-    );
-    await run.promise;
-  });
+      },
+      (ws) => {
+        ws.reconnect();
+        ws.reconnect();
+      },
+    ));
 
   test('start closed', async (ctx) => {
-    const anyMessageText = 'hello';
-    const anyProtocol = 'foobar';
-    const s = await ctx.server((client) => {
-      client.on('message', (data, isBinary) => {
-        client.send(data, { binary: isBinary });
-      });
-    });
-    useGlobalWebSocket(ctx, ctx.WebSocket);
+    const { s, run } = await served(ctx, echoAsSent);
     expect.assertions(8);
-    const run = finish(ctx);
     const ws = connect(ctx, s.url, anyProtocol, {
       minReconnectionDelay: 100,
       maxReconnectionDelay: 200,
@@ -705,16 +621,8 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   test('connect, send, receive, close', async (ctx) => {
-    const anyMessageText = 'hello';
-    const anyProtocol = 'foobar';
-    const s = await ctx.server((client) => {
-      client.on('message', (data, isBinary) => {
-        client.send(data, { binary: isBinary });
-      });
-    });
-    useGlobalWebSocket(ctx, ctx.WebSocket);
+    const { s, run } = await served(ctx, echoAsSent);
     expect.assertions(7);
-    const run = finish(ctx);
     const ws = connect(ctx, s.url, anyProtocol, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
     expect(ws.readyState).toBe(ws.CONNECTING);
     echoThenClose(ws, run, s, { protocol: anyProtocol, text: anyMessageText });
@@ -722,19 +630,11 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   test('connect, send, receive, reconnect', async (ctx) => {
-    const anyMessageText = 'hello';
-    const anyProtocol = 'foobar';
-    const s = await ctx.server((client) => {
-      client.on('message', (data, isBinary) => {
-        client.send(data, { binary: isBinary });
-      });
-    });
-    useGlobalWebSocket(ctx, ctx.WebSocket);
+    const { s, run } = await served(ctx, echoAsSent);
     const totalRounds = 3;
     let currentRound = 0;
     // 3 opens x 2, 3 messages x 2 + 2 reconnects, 2 reconnect closes x 2 + the last close x 3
     expect.assertions(21);
-    const run = finish(ctx);
     const ws = connect(ctx, s.url, anyProtocol, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
     ws.onopen = run.guard(() => {
       currentRound++;
@@ -752,45 +652,35 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
       }
       expect(ws.readyState).toBe(ws.CLOSING);
     });
-    ws.addEventListener(
-      'close',
-      run.guard((event: AnyEvent) => {
-        expect(ws.url).toBe(s.url);
-        if (currentRound >= totalRounds) {
-          expect(ws.readyState).toBe(ws.CLOSED);
-          void s.stop();
-          run.doneAfter(1000);
-          expect(event.reason).toBe('close');
-        } else {
-          expect(event.reason).toBe('reconnect');
-        }
-      }),
-    );
+    listen(ws, 'close', run.guard, (event: AnyEvent) => {
+      expect(ws.url).toBe(s.url);
+      if (currentRound >= totalRounds) {
+        expect(ws.readyState).toBe(ws.CLOSED);
+        void s.stop();
+        run.doneAfter(1000);
+        expect(event.reason).toBe('close');
+      } else {
+        expect(event.reason).toBe('reconnect');
+      }
+    });
     await run.promise;
   });
 
   // Without minReconnectionDelay, reconnecting-websocket waits its default 1-5 s (drawn once per
   // process), then 1.3 times that: up to 11.5 s before the third attempt.
   test('immediately-failed connection should not timeout', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx, 14_000);
+    const { url, run } = await refused(ctx, 14_000);
     const ws = connect(ctx, url, undefined, { maxRetries: 2, connectionTimeout: 500 });
-    ws.addEventListener(
-      'error',
-      run.guard((err: AnyEvent) => {
-        if (err.message === 'TIMEOUT') run.fail('error: TIMEOUT');
-        if (ws.retryCount === 2) run.doneAfter(500);
-        if (ws.retryCount > 2) run.fail(`error: retryCount ${String(ws.retryCount)}`);
-      }),
-    );
+    listen(ws, 'error', run.guard, (err: AnyEvent) => {
+      if (err.message === 'TIMEOUT') run.fail('error: TIMEOUT');
+      if (ws.retryCount === 2) run.doneAfter(500);
+      if (ws.retryCount > 2) run.fail(`error: retryCount ${String(ws.retryCount)}`);
+    });
     await run.promise;
   }, 16_000);
 
   test('immediately-failed connection with 0 maxRetries must not retry', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { url, run } = await refused(ctx);
     const ws = connect(ctx, url, [], {
       maxRetries: 0,
       connectionTimeout: 2000,
@@ -798,22 +688,17 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
       maxReconnectionDelay: 200,
     });
     let i = 0;
-    ws.addEventListener(
-      'error',
-      run.guard((err: AnyEvent) => {
-        i++;
-        if (err.message === 'TIMEOUT') run.fail('error: TIMEOUT');
-        if (i > 1) run.fail(`error: ${String(i)} error events`);
-        run.doneAfter(2100);
-      }),
-    );
+    listen(ws, 'error', run.guard, (err: AnyEvent) => {
+      i++;
+      if (err.message === 'TIMEOUT') run.fail('error: TIMEOUT');
+      if (i > 1) run.fail(`error: ${String(i)} error events`);
+      run.doneAfter(2100);
+    });
     await run.promise;
   });
 
   test('connect and close before establishing connection', async (ctx) => {
-    const s = await ctx.server();
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { s, run } = await served(ctx);
     const ws = connect(ctx, s.url, undefined, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
     ws.close(); // closing before establishing connection
     ws.addEventListener('open', () => {
@@ -832,36 +717,13 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     await run.promise;
   });
 
-  test('enqueue messages', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
-    const ws = connect(ctx, url, undefined, { maxRetries: 0 });
-    const count = 10;
-    const message = 'message';
-    for (let i = 0; i < count; i++) ws.send(message);
-    ws.onerror = run.guard(() => {
-      expect(ws.bufferedAmount).toBe(message.length * count);
-      run.done();
+  for (const { name, maxEnqueuedMessages } of bothPeers.QUEUE_TESTS) {
+    test(name, async (ctx) => {
+      const { url, run } = await refused(ctx);
+      bothPeers.holdsMessagesWhileFailing(clients(ctx).make, url, maxEnqueuedMessages, run.guard, run.done);
+      await run.promise;
     });
-    await run.promise;
-  });
-
-  test('respect maximum enqueued messages', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
-    const queueSize = 2;
-    const ws = connect(ctx, url, undefined, { maxRetries: 0, maxEnqueuedMessages: queueSize });
-    const count = 10;
-    const message = 'message';
-    for (let i = 0; i < count; i++) ws.send(message);
-    ws.onerror = run.guard(() => {
-      expect(ws.bufferedAmount).toBe(message.length * queueSize);
-      run.done();
-    });
-    await run.promise;
-  });
+  }
 
   // rewritten: it read the private `_messageQueue.length`; that the three messages are held shows in
   // bufferedAmount (their total length, as the peer checks) and in the server receiving all three,
@@ -891,18 +753,12 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     clients.push(client);
     for (const m of messages) client.send(m);
     expect(client.bufferedAmount).toBe(messages.reduce((a, m) => a + m.length, 0));
-    client.addEventListener(
-      'open',
-      r.guard(() => {
-        client.send('ok');
-      }),
-    );
-    client.addEventListener(
-      'close',
-      r.guard(() => {
-        void s.stop().then(r.done);
-      }),
-    );
+    listen(client, 'open', r.guard, () => {
+      client.send('ok');
+    });
+    listen(client, 'close', r.guard, () => {
+      void s.stop().then(r.done);
+    });
     await r.promise;
   });
 
@@ -924,20 +780,17 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     useGlobalWebSocket(ctx, ctx.WebSocket);
     const ws = connect(ctx, s.url, undefined, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
     let j = 0;
-    ws.addEventListener(
-      'open',
-      r.guard(() => {
-        j++;
-        if (j === max) {
-          ws.close();
-          // wait a little to ensure no new connections are opened
-          r.later(500, () => {
-            void s.stop().then(r.done);
-          });
-        }
-        if (j > max) r.fail('unexpected open');
-      }),
-    );
+    listen(ws, 'open', r.guard, () => {
+      j++;
+      if (j === max) {
+        ws.close();
+        // wait a little to ensure no new connections are opened
+        r.later(500, () => {
+          void s.stop().then(r.done);
+        });
+      }
+      if (j > max) r.fail('unexpected open');
+    });
     await r.promise;
   });
 
@@ -952,19 +805,16 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     });
     useGlobalWebSocket(ctx, ctx.WebSocket);
     const ws = connect(ctx, s.url, undefined, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
-    ws.addEventListener(
-      'close',
-      r.guard((e: AnyEvent) => {
-        // codes[0]: nothing to do, it reconnects
-        if (e.code === codes[1] && e.reason === String(codes[1])) {
-          // close connection (and keep closed)
-          ws.close();
-          r.later(1000, () => {
-            void s.stop().then(r.done);
-          });
-        }
-      }),
-    );
+    listen(ws, 'close', r.guard, (e: AnyEvent) => {
+      // codes[0]: nothing to do, it reconnects
+      if (e.code === codes[1] && e.reason === String(codes[1])) {
+        // close connection (and keep closed)
+        ws.close();
+        r.later(1000, () => {
+          void s.stop().then(r.done);
+        });
+      }
+    });
     await r.promise;
   });
 
@@ -972,9 +822,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   // as the time from one refused attempt's error event to the next (the first attempt at once), on
   // four clients at once: a client whose waits are jittered can land within the tolerance by chance.
   test('reconnection delay grow factor', async (ctx) => {
-    const url = await refusedUrl(ctx);
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx, 9000);
+    const { url, run } = await refused(ctx, 9000);
     const expected = [100, 200, 400, 800, 1000, 1000];
     const clients = 4;
     let closed = 0;
@@ -986,17 +834,14 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
         reconnectionDelayGrowFactor: 2,
       });
       const errors: number[] = [];
-      ws.addEventListener(
-        'error',
-        run.guard(() => {
-          if (errors.length > expected.length) run.fail(`an error event after close(), after ${String(errors.length)}`);
-          errors.push(performance.now());
-          if (errors.length > expected.length) {
-            ws.close();
-            if (++closed === clients) run.doneAfter(2000);
-          }
-        }),
-      );
+      listen(ws, 'error', run.guard, () => {
+        if (errors.length > expected.length) run.fail(`an error event after close(), after ${String(errors.length)}`);
+        errors.push(performance.now());
+        if (errors.length > expected.length) {
+          ws.close();
+          if (++closed === clients) run.doneAfter(2000);
+        }
+      });
       return { start, errors };
     });
     await run.promise;
@@ -1013,10 +858,7 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   test('minUptime', async (ctx) => {
     // Math.random is pinned at 0.5: redialer's jitter is then at its midpoint (a factor of 1), since
     // the jitter is 'reconnection delay grow factor''s difference and this test is about minUptime.
-    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
-    ctx.defer(() => {
-      random.mockRestore();
-    });
+    pinMathRandom(ctx, 0.5);
     const expectedDelays = [100, 200, 400, 800, 100, 100];
     const expectedRetryCount = [1, 2, 3, 4, 1, 1];
     const r = finish(ctx, 9000);
@@ -1034,35 +876,29 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
     const opens: number[] = [];
     const closes: number[] = [];
     const retryCounts: number[] = [];
-    ws.addEventListener(
-      'open',
-      r.guard(() => {
-        opens.push(performance.now());
-        const connectionCount = opens.length;
-        const client = accepted[connectionCount - 1];
-        if (client === undefined) throw new Error(`open ${String(connectionCount)}: the server accepted none`);
-        if (connectionCount <= expectedDelays.length) {
-          r.later(connectionCount * 100, () => {
-            client.close();
-          });
-        }
-        if (opens.length > expectedDelays.length) {
-          ws.close();
-          void s.stop().then(() => {
-            r.doneAfter(1000);
-          });
-        }
-      }),
-    );
-    ws.addEventListener(
-      'close',
-      r.guard(() => {
-        if (closes.length < expectedDelays.length) {
-          closes.push(performance.now());
-          retryCounts.push(ws.retryCount);
-        }
-      }),
-    );
+    listen(ws, 'open', r.guard, () => {
+      opens.push(performance.now());
+      const connectionCount = opens.length;
+      const client = accepted[connectionCount - 1];
+      if (client === undefined) throw new Error(`open ${String(connectionCount)}: the server accepted none`);
+      if (connectionCount <= expectedDelays.length) {
+        r.later(connectionCount * 100, () => {
+          client.close();
+        });
+      }
+      if (opens.length > expectedDelays.length) {
+        ws.close();
+        void s.stop().then(() => {
+          r.doneAfter(1000);
+        });
+      }
+    });
+    listen(ws, 'close', r.guard, () => {
+      if (closes.length < expectedDelays.length) {
+        closes.push(performance.now());
+        retryCounts.push(ws.retryCount);
+      }
+    });
     await r.promise;
     // From close k to open k + 1: the delay, plus a handshake on the loopback.
     const gaps = closes.map((t, k) => (opens[k + 1] ?? NaN) - t);
@@ -1073,36 +909,28 @@ peerSuite("reconnecting-websocket 4.4's own suite", 'reconnecting-websocket', kn
   });
 
   test('reconnect after closing', async (ctx) => {
-    const s = await ctx.server();
-    useGlobalWebSocket(ctx, ctx.WebSocket);
-    const run = finish(ctx);
+    const { s, run } = await served(ctx);
     const ws = connect(ctx, s.url, undefined, { minReconnectionDelay: 100, maxReconnectionDelay: 200 });
     let i = 0;
-    ws.addEventListener(
-      'open',
-      run.guard(() => {
-        i++;
-        if (i === 1) ws.close();
-        if (i === 2) ws.close();
-        if (i > 2) run.fail('no more expected reconnections');
-      }),
-    );
-    ws.addEventListener(
-      'close',
-      run.guard(() => {
-        if (i === 1) {
-          run.later(1000, () => {
-            ws.reconnect();
-          });
-        }
-        if (i === 2) {
-          void s.stop().then(() => {
-            run.doneAfter(1000);
-          });
-        }
-        if (i > 2) run.fail('no more expected reconnections');
-      }),
-    );
+    listen(ws, 'open', run.guard, () => {
+      i++;
+      if (i === 1) ws.close();
+      if (i === 2) ws.close();
+      if (i > 2) run.fail('no more expected reconnections');
+    });
+    listen(ws, 'close', run.guard, () => {
+      if (i === 1) {
+        run.later(1000, () => {
+          ws.reconnect();
+        });
+      }
+      if (i === 2) {
+        void s.stop().then(() => {
+          run.doneAfter(1000);
+        });
+      }
+      if (i > 2) run.fail('no more expected reconnections');
+    });
     await run.promise;
   });
 });

@@ -56,6 +56,17 @@ function listen(listener: NetServer, port: number): Promise<void> {
   });
 }
 
+/** forceShutdown, then every accepted socket destroyed and the port closed. */
+async function stopHard({ grpc, listener, sockets }: Running): Promise<void> {
+  grpc.forceShutdown();
+  for (const socket of sockets) socket.destroy();
+  await new Promise<void>((resolve) =>
+    listener.close(() => {
+      resolve();
+    }),
+  );
+}
+
 /** Starts a health backend on a free port of 127.0.0.1. */
 export async function startHealthBackend(
   initial: Readonly<Record<string, ServingStatus>> = {},
@@ -102,14 +113,7 @@ export async function startHealthBackend(
   const kill = async (): Promise<void> => {
     const current = running;
     running = undefined;
-    if (current === undefined) return;
-    current.grpc.forceShutdown();
-    for (const socket of current.sockets) socket.destroy();
-    await new Promise<void>((resolve) =>
-      current.listener.close(() => {
-        resolve();
-      }),
-    );
+    if (current !== undefined) await stopHard(current);
   };
   return {
     port,

@@ -1,6 +1,7 @@
 /**
  * A real C-core gRPC server for the interop tests: Debian's python3-grpcio running
- * `ccore-server.py` (the test service of `service.ts`, JSON messages) on 127.0.0.1.
+ * `ccore-server.py` (the test service of `service.ts`, JSON messages, and grpc.health.v1.Health) on
+ * 127.0.0.1.
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -22,6 +23,15 @@ export const ccoreVersion: string | undefined = (() => {
 /** Server channel arguments, as C-core names them (`grpc.http2.max_ping_strikes`…). */
 export type CCoreOptions = Readonly<Record<string, number | string>>;
 
+/** How the script runs, besides the channel arguments. */
+export interface CCoreSettings {
+  /** Serve grpc.health.v1.Health (default true); without it its calls get UNIMPLEMENTED. */
+  readonly health?: boolean;
+}
+
+/** A status `setHealth` can set; SERVICE_UNKNOWN forgets the name (Check: NOT_FOUND). */
+export type CCoreHealthStatus = 'SERVING' | 'NOT_SERVING' | 'SERVICE_UNKNOWN';
+
 export interface CCoreServer {
   readonly port: number;
   readonly address: string;
@@ -31,8 +41,13 @@ export interface CCoreServer {
   stop(graceSeconds?: number): Promise<void>;
   /** Kills the process (SIGKILL): connections drop with no GOAWAY. */
   kill(): Promise<void>;
-  /** Starts a new server process on the same port. */
+  /** Starts a new server process on the same port (health statuses start over). */
   restart(): Promise<void>;
+  /**
+   * Sets the health status of `service` ('' is the whole server) and pushes it to its open Watch
+   * streams; resolves when the server printed that it did.
+   */
+  setHealth(service: string, status: CCoreHealthStatus): Promise<void>;
 }
 
 interface Process {
@@ -42,10 +57,13 @@ interface Process {
 
 async function launch(
   options: CCoreOptions,
+  settings: CCoreSettings,
   port: number,
   lines: string[],
+  onLine: (line: string) => void,
 ): Promise<{ process: Process; port: number }> {
-  const child = spawn(PYTHON, [SCRIPT, JSON.stringify({ port, options: Object.entries(options) })], { stdio: 'pipe' });
+  const config = { port, options: Object.entries(options), health: settings.health ?? true };
+  const child = spawn(PYTHON, [SCRIPT, JSON.stringify(config)], { stdio: 'pipe' });
   const exited = new Promise<void>((resolve) =>
     child.once('exit', () => {
       resolve();
@@ -62,6 +80,7 @@ async function launch(
     }, 20_000);
     reader.on('line', (line) => {
       lines.push(line);
+      onLine(line);
       const match = /^PORT (\d+)$/.exec(line);
       if (match !== null) {
         clearTimeout(timer);
@@ -82,9 +101,15 @@ async function launch(
 }
 
 /** Starts a C-core server on 127.0.0.1 with an ephemeral port (or `port`). */
-export async function startCCoreServer(options: CCoreOptions = {}): Promise<CCoreServer> {
+export async function startCCoreServer(options: CCoreOptions = {}, settings: CCoreSettings = {}): Promise<CCoreServer> {
   const lines: string[] = [];
-  const first = await launch(options, 0, lines);
+  const waiters = new Map<string, (() => void)[]>();
+  const onLine = (line: string): void => {
+    const waiting = waiters.get(line);
+    waiters.delete(line);
+    for (const resolve of waiting ?? []) resolve();
+  };
+  const first = await launch(options, settings, 0, lines, onLine);
   let current: Process | undefined = first.process;
   const port = first.port;
   const kill = async (): Promise<void> => {
@@ -108,7 +133,26 @@ export async function startCCoreServer(options: CCoreOptions = {}): Promise<CCor
     kill,
     restart: async () => {
       await kill();
-      current = (await launch(options, port, lines)).process;
+      current = (await launch(options, settings, port, lines, onLine)).process;
+    },
+    setHealth: async (service, status) => {
+      const p = current;
+      if (p === undefined) throw new Error('the C-core server is not running');
+      const line = `HEALTH ${service === '' ? '-' : service} ${status}`;
+      const printed = new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          reject(new Error(`the C-core server did not print "${line}" within 5 s`));
+        }, 5_000);
+        waiters.set(line, [
+          ...(waiters.get(line) ?? []),
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        ]);
+      });
+      p.child.stdin.write(`health ${service === '' ? '-' : service} ${status}\n`);
+      await printed;
     },
   };
 }

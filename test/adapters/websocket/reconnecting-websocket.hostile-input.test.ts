@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { isRetryAfterError } from '../../../src/index.js';
 import { MAX_DELAY_MS } from '../../../src/core/index.js';
-import { ReconnectingWebSocket } from '../../../src/adapters/websocket/index.js';
+import { ReconnectingWebSocket, type ReconnectingWebSocketOptions } from '../../../src/adapters/websocket/index.js';
 import { expectNamed, finiteIn, forEachHostileOption, hostileText } from '../../support/hostile-input.js';
 import {
   FakeEnvironment,
@@ -63,15 +63,43 @@ describe('hostile server hints through the real paths: never a NaN, infinite or 
   });
 });
 
-/** The options whose checks are fuzzed, a few to a line. */
-const RWS_OPTIONS: readonly string[] = [
-  ...['WebSocket', 'minReconnectionDelay', 'maxReconnectionDelay', 'reconnectionDelayGrowFactor'],
-  ...['reconnectionDelayJitter', 'minUptime', 'connectionTimeout', 'maxRetries'],
-  ...['maxEnqueuedMessages', 'maxEnqueuedBytes', 'startClosed', 'debug'],
-  ...['permanentCloseCodes', 'shouldReconnect'],
-  ...['pauseWhileOffline', 'retryOnVisible', 'visibleRetryThreshold'],
-  ...['environment', 'scheduler', 'random', 'trace'],
-];
+/**
+ * Every option, fuzzed: a record keyed by the options type, so an option added to the type and not
+ * here fails to compile.
+ */
+const RWS_OPTIONS = Object.keys({
+  WebSocket: true,
+  minReconnectionDelay: true,
+  maxReconnectionDelay: true,
+  reconnectionDelayGrowFactor: true,
+  reconnectionDelayJitter: true,
+  minUptime: true,
+  backoffAfterLoss: true,
+  connectionTimeout: true,
+  maxRetries: true,
+  serverHints: true,
+  maxRetryAfter: true,
+  maxEnqueuedMessages: true,
+  maxEnqueuedBytes: true,
+  dropOnClose: true,
+  startClosed: true,
+  debug: true,
+  debugLogger: true,
+  permanentCloseCodes: true,
+  shouldReconnect: true,
+  shouldReconnectOnClose: true,
+  pauseWhileOffline: true,
+  retryOnVisible: true,
+  visibleRetryThreshold: true,
+  heartbeat: true,
+  environment: true,
+  scheduler: true,
+  random: true,
+  trace: true,
+  reconnectSpread: true,
+  attemptSpacing: true,
+  onUnhandledError: true,
+} satisfies Record<keyof ReconnectingWebSocketOptions, true>);
 
 describe('hostile adapter options: each bad value gets a TypeError/RangeError naming the option', () => {
   it('ReconnectingWebSocket: one hostile option at a time', () => {

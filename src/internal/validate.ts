@@ -113,6 +113,14 @@ export function checkOptionsObject(name: string, value: unknown): Readonly<Recor
   return value as Readonly<Record<string, unknown>>;
 }
 
+/** Returns `value` if it is a non-empty string, else throws a TypeError naming `name` and the value. */
+export function checkText(name: string, value: unknown): string {
+  if (typeof value !== 'string' || value === '') {
+    throw new TypeError(`redialer: option "${name}" must be a non-empty string, got ${describe(value)}`);
+  }
+  return value;
+}
+
 /** Returns `value` if it is an object (or `fallback` when undefined), else throws a TypeError. */
 export function optionalObject<T extends object>(name: string, value: unknown, fallback: T): T {
   if (value === undefined) return fallback;

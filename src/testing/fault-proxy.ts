@@ -11,7 +11,7 @@ import { type AddressInfo, type Server, type Socket, connect, createServer } fro
 import { Subscription, asyncScheduler } from 'rxjs';
 import { MAX_DELAY_MS } from '../backoff/backoff.js';
 import { scheduleTimer } from '../internal/schedule-timer.js';
-import { checkNumber, checkOptionsObject, describeValue, optionalChoice } from '../internal/validate.js';
+import { checkNumber, checkOptionsObject, checkText, optionalChoice } from '../internal/validate.js';
 
 /**
  * What the proxy does to a new connection:
@@ -77,10 +77,7 @@ export function checkFault(value: unknown, name = 'fault'): Fault {
 function checkTarget(value: unknown): { host: string; port: number } {
   const raw = checkOptionsObject('startFaultProxy target', value);
   const port = checkNumber('port', raw['port'], { min: 1, max: 65_535, integer: true });
-  const host = raw['host'] ?? '127.0.0.1';
-  if (typeof host !== 'string' || host === '') {
-    throw new TypeError(`redialer: option "host" must be a non-empty string, got ${describeValue(host)}`);
-  }
+  const host = checkText('host', raw['host'] ?? '127.0.0.1');
   return { host, port };
 }
 

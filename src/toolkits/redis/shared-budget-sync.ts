@@ -18,7 +18,14 @@ import type {
   RetryBudget,
 } from '../retry/index.js';
 import { scheduleTimer } from '../../internal/schedule-timer.js';
-import { checkOptionsObject, describeValue, optionalNumber } from '../../internal/validate.js';
+import {
+  checkOptionsObject,
+  checkText,
+  describeValue,
+  optionalNumber,
+  optionalObject,
+  schedulerOption,
+} from '../../internal/validate.js';
 import { type LuaScript, runScript } from './budget-scripts.js';
 import type { RedisClientLike } from './redis-client-like.js';
 
@@ -175,25 +182,16 @@ export function resolveSharedOptions(
       `redialer: option "redis" must be an ioredis client (status, evalsha(), eval()), got ${describeValue(redis)}`,
     );
   }
-  const key = raw['key'];
-  if (typeof key !== 'string' || key === '')
-    throw new TypeError(`redialer: option "key" must be a non-empty string, got ${describeValue(key)}`);
-  const id = raw['id'] ?? randomUUID();
-  if (typeof id !== 'string' || id === '')
-    throw new TypeError(`redialer: option "id" must be a non-empty string, got ${describeValue(id)}`);
-  const scheduler: unknown = raw['scheduler'] ?? unrefScheduler;
-  if (!hasMembers(scheduler, { now: 'function', schedule: 'function' })) {
-    throw new TypeError(`redialer: option "scheduler" must be an RxJS scheduler, got ${describeValue(scheduler)}`);
-  }
+  const key = checkText('key', raw['key']);
+  const id = checkText('id', raw['id'] ?? randomUUID());
+  const scheduler = schedulerOption(raw['scheduler'], unrefScheduler);
   const meter = raw['meter'];
   if (meter !== undefined && !hasMembers(meter, { createCounter: 'function', createObservableGauge: 'function' })) {
     throw new TypeError(
       `redialer: option "meter" must have createCounter() and createObservableGauge(), got ${describeValue(meter)}`,
     );
   }
-  const attributes: unknown = raw['attributes'] ?? {};
-  if (typeof attributes !== 'object' || attributes === null)
-    throw new TypeError(`redialer: option "attributes" must be an object, got ${describeValue(attributes)}`);
+  const attributes = optionalObject<MetricAttributes>('attributes', raw['attributes'] ?? undefined, {});
   return {
     raw,
     redis: redis as RedisClientLike,
@@ -201,9 +199,9 @@ export function resolveSharedOptions(
     syncInterval: optionalNumber('syncInterval', raw['syncInterval'], 1000, { min: 1, max: MAX_DELAY_MS }),
     syncTimeout: optionalNumber('syncTimeout', raw['syncTimeout'], 1000, { min: 1, max: MAX_DELAY_MS }),
     id,
-    scheduler: scheduler as SchedulerLike,
+    scheduler,
     meter: meter as MeterLike | undefined,
-    attributes: { ...(attributes as MetricAttributes), 'redialer.budget.key': key },
+    attributes: { ...attributes, 'redialer.budget.key': key },
   };
 }
 

@@ -13,6 +13,7 @@ import {
   optionalFunction,
   optionalNumber,
   schedulerOption,
+  checkText,
 } from '../../../internal/validate.js';
 import type { MeterLike } from '../metrics/meter-like.js';
 import type { BreakerStateStore } from './breaker-state-store.js';
@@ -110,9 +111,7 @@ export interface ResolvedBreakerOptions {
  */
 export function resolveBreakerOptions(options: CircuitBreakerOptions): ResolvedBreakerOptions {
   const raw = checkOptionsObject('circuitBreaker options', options);
-  const name = raw['name'] ?? 'breaker';
-  if (typeof name !== 'string' || name === '')
-    throw new TypeError(`redialer: option "name" must be a non-empty string, got ${describeValue(name)}`);
+  const name = checkText('name', raw['name'] ?? 'breaker');
   const consecutive =
     raw['consecutiveFailures'] === undefined
       ? undefined
@@ -152,9 +151,7 @@ export function resolveBreakerOptions(options: CircuitBreakerOptions): ResolvedB
   ) {
     throw new TypeError(`redialer: option "store" must have get(), set() and subscribe(), got ${describeValue(store)}`);
   }
-  const prefix = raw['prefix'] ?? 'redialer.breaker';
-  if (typeof prefix !== 'string' || prefix === '')
-    throw new TypeError(`redialer: option "prefix" must be a non-empty string, got ${describeValue(prefix)}`);
+  const prefix = checkText('prefix', raw['prefix'] ?? 'redialer.breaker');
   const meter = raw['meter'] as Partial<MeterLike> | undefined;
   if (
     meter !== undefined &&

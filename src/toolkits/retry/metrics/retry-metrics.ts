@@ -12,6 +12,8 @@ import {
   optionalClock,
   optionalFunction,
   optionalNumber,
+  checkText,
+  optionalObject,
 } from '../../../internal/validate.js';
 import type {
   CounterLike,
@@ -134,14 +136,8 @@ export class RetryMetrics implements RetryEventSink {
     this.#threshold = optionalNumber('ratioThreshold', raw['ratioThreshold'], 0.1, { min: Number.MIN_VALUE, max: 1 });
     this.#minAttempts = optionalNumber('minAttempts', raw['minAttempts'], 10, { min: 1, integer: true });
     this.#onCrossed = optionalFunction('onRatioCrossed', raw['onRatioCrossed']);
-    const attributes: unknown = raw['attributes'] ?? {};
-    if (typeof attributes !== 'object' || attributes === null) {
-      throw new TypeError(`redialer: option "attributes" must be an object, got ${describeValue(attributes)}`);
-    }
-    this.#attributes = attributes as MetricAttributes;
-    const prefix = raw['prefix'] ?? 'redialer.retry';
-    if (typeof prefix !== 'string' || prefix === '')
-      throw new TypeError(`redialer: option "prefix" must be a non-empty string, got ${describeValue(prefix)}`);
+    this.#attributes = optionalObject<MetricAttributes>('attributes', raw['attributes'] ?? undefined, {});
+    const prefix = checkText('prefix', raw['prefix'] ?? 'redialer.retry');
     const meter = raw['meter'];
     if (meter !== undefined) this.#attach(meter, prefix);
     this.#subject = new BehaviorSubject(this.#snapshot());

@@ -43,7 +43,11 @@ export interface ReadySnapshot<C> extends SnapshotBase {
 /** Waiting for the next attempt. */
 export interface TransientFailureSnapshot extends SnapshotBase {
   readonly state: 'TRANSIENT_FAILURE';
-  /** When the next attempt starts unless `resetBackoff()` starts it sooner. */
+  /**
+   * When the next attempt starts, unless `resetBackoff()` or `wake()` starts it sooner. Under
+   * `pause()` a wait the server asked for runs on, and when it ends the manager holds (IDLE with
+   * `paused: true`) instead of attempting.
+   */
   readonly nextAttemptAt: number;
 }
 

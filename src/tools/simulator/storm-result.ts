@@ -55,18 +55,13 @@ export interface StormResult {
   readonly simulated: number;
 }
 
-/** Input of {@link summarizeStorm}. */
-export interface StormSummaryInput {
+/** Input of {@link summarizeStorm}: the run's settings as the result reports them, the policy and what was recorded. */
+export interface StormSummaryInput extends Pick<
+  StormResult,
+  'clients' | 'outage' | 'capacity' | 'seed' | 'latency' | 'server' | 'serverHints' | 'simulated'
+> {
   readonly policy: StormPolicy;
-  readonly clients: number;
-  readonly outage: number;
-  readonly capacity: number;
-  readonly seed: number;
-  readonly latency: number;
-  readonly server: StormServerModel;
-  readonly serverHints: StormServerHints;
   readonly recorder: StormRecorder;
-  readonly simulated: number;
 }
 
 /** The time by which `share` of `clients` had reconnected, from sorted times; null if never. */

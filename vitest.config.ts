@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig, type Plugin } from 'vitest/config';
 
 // CI writes a JSON report per run (one per Node major) and counts it; VITEST_JSON names the file.
@@ -28,6 +29,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // Vitest's default (one worker fewer than the cores) gives a two-core machine one worker, which
+    // leaves a core idle while the tests wait on sockets and timers. At least two.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: process.env['CI'] === 'true' ? ['default', ['json', { outputFile: jsonReport }]] : ['default'],
   },
 });

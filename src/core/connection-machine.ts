@@ -24,6 +24,7 @@ import { ConnectTimeoutError } from '../errors/connect-timeout-error.js';
 import { ConnectionClosedError } from '../errors/connection-closed-error.js';
 import { isConnectorBackoffError } from '../errors/connector-backoff-error.js';
 import { isGracefulEnd } from '../errors/graceful-end.js';
+import { NotServingError } from '../errors/not-serving-error.js';
 import { PermanentError, isPermanentError } from '../errors/permanent-error.js';
 import { describeSafely } from '../internal/read-safely.js';
 import { retryAfterDelayOf } from '../errors/retry-after-error.js';
@@ -58,12 +59,23 @@ export interface MachineState<C> {
    * wait early (`resetBackoff()`, `wake()`, `resume()`) ends it no sooner than this.
    */
   readonly hintedUntil: number;
+  /** When the current or last connection was established: what its uptime counts from. */
+  readonly establishedAt: number;
 }
 
 /** Everything that can happen to a manager. */
 export type MachineEvent<C> =
   | { readonly type: 'connect' }
-  | { readonly type: 'established'; readonly attemptId: number; readonly connection: C }
+  /** The attempt's connection is up; `serving: false` when the server already reported it is not serving. */
+  | {
+      readonly type: 'established';
+      readonly attemptId: number;
+      readonly connection: C;
+      readonly serving?: boolean;
+      readonly reason?: unknown;
+    }
+  /** The server on the open connection reports it is serving, or not (`reason`: why). */
+  | { readonly type: 'serving'; readonly attemptId: number; readonly serving: boolean; readonly reason: unknown }
   | { readonly type: 'ended'; readonly attemptId: number; readonly error: unknown; readonly clean: boolean }
   | { readonly type: 'timer'; readonly at: number }
   | { readonly type: 'reset-backoff' }
@@ -155,6 +167,7 @@ export function initialState<C>(now: number): MachineState<C> {
     credit: FULL_CREDIT,
     graceCredit: false,
     hintedUntil: -Infinity,
+    establishedAt: -Infinity,
   };
 }
 
@@ -207,6 +220,7 @@ function enter<C>(
     credit: m.credit,
     graceCredit: m.graceCredit,
     hintedUntil: m.hintedUntil,
+    establishedAt: m.establishedAt,
   };
   return Object.assign(next, patch);
 }
@@ -292,9 +306,49 @@ function timerEffects(m: MachineState<unknown>): Effect[] {
   return m.timerAt === undefined ? [] : [{ type: 'clear-timer' }];
 }
 
+/** Whether a connection is open: READY, or TRANSIENT_FAILURE on a connection whose server is not serving. */
+function isConnected(m: MachineState<unknown>): boolean {
+  const snapshot = m.snapshot;
+  return snapshot.state === 'READY' || (snapshot.state === 'TRANSIENT_FAILURE' && snapshot.connected === true);
+}
+
 function stopEffects(m: MachineState<unknown>, reason: Error): Effect[] {
-  const state = m.snapshot.state;
-  return state === 'CONNECTING' || state === 'READY' ? [{ type: 'stop-attempt', attemptId: m.attemptId, reason }] : [];
+  return m.snapshot.state === 'CONNECTING' || isConnected(m)
+    ? [{ type: 'stop-attempt', attemptId: m.attemptId, reason }]
+    : [];
+}
+
+/**
+ * The open connection's server is not serving: TRANSIENT_FAILURE with `connected`, the connection
+ * kept, no attempt planned and the backoff as it was. Only the connection's end leads to an attempt.
+ */
+function notServing<C>(
+  m: MachineState<C>,
+  env: MachineEnv,
+  connection: C,
+  reason: unknown,
+  patch: Partial<MachineState<C>>,
+  detail: string,
+): Transition<C> {
+  const lastError = reason ?? new NotServingError();
+  const state = enter(
+    m,
+    { ...patch, timerAt: undefined },
+    {
+      state: 'TRANSIENT_FAILURE',
+      since: env.now,
+      attempt: m.snapshot.attempt,
+      lastError,
+      nextAttemptAt: Infinity,
+      connected: true,
+      connection,
+    },
+  );
+  return new Described(
+    state,
+    timerEffects(m),
+    () => `${detail}; the server is not serving: ${describeSafely(lastError)}`,
+  );
 }
 
 function shutdownWith<C>(
@@ -459,7 +513,7 @@ function connectionEnded<C>(
   extra: Effect[],
   detail: string,
 ): Transition<C> {
-  const uptime = env.now - m.snapshot.since;
+  const uptime = env.now - m.establishedAt;
   const lived = uptime >= env.minUptime;
   const graceful = !lived && isGracefulEnd(error);
   const forgiven = graceful && m.graceCredit;
@@ -556,8 +610,8 @@ function isParked(m: MachineState<unknown>): boolean {
   return m.snapshot.state === 'IDLE' && m.snapshot.paused === true;
 }
 
-function waitOf(m: MachineState<unknown>): Extract<ConnectionSnapshot, { state: 'TRANSIENT_FAILURE' }> {
-  return m.snapshot as Extract<ConnectionSnapshot, { state: 'TRANSIENT_FAILURE' }>;
+function waitOf<C>(m: MachineState<C>): Extract<ConnectionSnapshot<C>, { state: 'TRANSIENT_FAILURE' }> {
+  return m.snapshot as Extract<ConnectionSnapshot<C>, { state: 'TRANSIENT_FAILURE' }>;
 }
 
 /**
@@ -617,9 +671,19 @@ const HANDLERS: HandlerTable = {
   },
   CONNECTING: {
     established: (m, e, env) => {
+      const { attempt } = m.snapshot;
+      if (e.serving === false)
+        return notServing(
+          m,
+          env,
+          e.connection,
+          e.reason,
+          { establishedAt: env.now },
+          `attempt ${String(attempt)} established`,
+        );
       const state = enter(
         m,
-        { timerAt: undefined },
+        { timerAt: undefined, establishedAt: env.now },
         {
           state: 'READY',
           since: env.now,
@@ -628,7 +692,6 @@ const HANDLERS: HandlerTable = {
           connection: e.connection,
         },
       );
-      const { attempt } = m.snapshot;
       return new Described(state, timerEffects(m), () => `attempt ${String(attempt)} established`);
     },
     ended: (m, e, env) => {
@@ -679,6 +742,11 @@ const HANDLERS: HandlerTable = {
       return connectionEnded(m, env, error, false, [], 'connection lost');
     },
     'reset-backoff': (m) => ({ state: { ...m, backoff: undefined }, effects: [], detail: 'backoff reset' }),
+    serving: (m, e, env) => {
+      if (e.serving) return noop(m, 'serving in READY: already serving');
+      const snapshot = m.snapshot as Extract<ConnectionSnapshot, { state: 'READY' }>;
+      return notServing(m, env, snapshot.connection, e.reason, {}, 'reported');
+    },
     pause: (m) => flag({ ...m, paused: true }, 'paused: if this connection is lost, no new attempt until resume()'),
     resume: (m) => flag({ ...m, paused: false }, 'resumed'),
     idle: (m, _e, env) =>
@@ -702,13 +770,53 @@ const HANDLERS: HandlerTable = {
             'the wait is over; attempts paused until resume()',
           )
         : startAttempt(m, env, 'backoff elapsed'),
-    pause: (m, _e, env) =>
-      m.hintedUntil > env.now
+    ended: (m, e, env) => {
+      if (!isConnected(m)) return noop(m, `ended in TRANSIENT_FAILURE: ${NOT_APPLICABLE.ended}`);
+      const error = e.clean ? new ConnectionClosedError() : e.error;
+      return connectionEnded(m, env, error, false, [], 'connection lost while not serving');
+    },
+    serving: (m, e, env) => {
+      if (!isConnected(m)) return noop(m, `serving in TRANSIENT_FAILURE: ${NOT_APPLICABLE.serving}`);
+      if (!e.serving) return noop(m, 'not serving in TRANSIENT_FAILURE: already not serving');
+      const snapshot = waitOf(m);
+      const state = enter(
+        m,
+        {},
+        {
+          state: 'READY',
+          since: env.now,
+          attempt: snapshot.attempt,
+          lastError: undefined,
+          connection: snapshot.connection,
+        },
+      );
+      return { state, effects: [], detail: 'the server is serving again' };
+    },
+    idle: (m, _e, env) => {
+      if (!isConnected(m)) return noop(m, `idle in TRANSIENT_FAILURE: ${NOT_APPLICABLE.idle}`);
+      return connectionEnded(
+        m,
+        env,
+        new ConnectionClosedError('the connection was closed by idle()'),
+        true,
+        stopEffects(m, new ShutdownError('the connection manager went idle')),
+        'went idle',
+      );
+    },
+    pause: (m, _e, env) => {
+      if (isConnected(m))
+        return flag({ ...m, paused: true }, 'paused: if this connection is lost, no new attempt until resume()');
+      return m.hintedUntil > env.now
         ? flag({ ...m, paused: true }, 'paused: the wait the server asked for runs on, then no attempt until resume()')
-        : park({ ...m, paused: true }, env, m.snapshot.lastError, [], 'paused; the wait is on hold until resume()'),
-    resume: (m) => flag({ ...m, paused: false }, 'resumed; the wait runs on'),
-    'reset-backoff': (m, _e, env) => endWaitEarly(m, env, false, 'backoff reset'),
+        : park({ ...m, paused: true }, env, m.snapshot.lastError, [], 'paused; the wait is on hold until resume()');
+    },
+    resume: (m) => flag({ ...m, paused: false }, isConnected(m) ? 'resumed' : 'resumed; the wait runs on'),
+    'reset-backoff': (m, _e, env) =>
+      isConnected(m)
+        ? { state: { ...m, backoff: undefined }, effects: [], detail: 'backoff reset' }
+        : endWaitEarly(m, env, false, 'backoff reset'),
     wake: (m, e, env) => {
+      if (isConnected(m)) return noop(m, 'wake in TRANSIENT_FAILURE: the connection is open, no wait to cut');
       const left = waitOf(m).nextAttemptAt - env.now;
       if (left <= e.ifWaitExceeds)
         return noop(m, `wake: ${String(left)} ms of the wait left, not over ${String(e.ifWaitExceeds)} ms`);
@@ -722,10 +830,11 @@ const NOT_APPLICABLE: Readonly<Record<EventType, string>> = {
   connect: 'connect() applies only in IDLE',
   established: 'no attempt in flight',
   ended: 'no attempt or connection to end',
+  serving: 'no open connection',
   timer: 'no timer armed',
   'reset-backoff': 'nothing to reset',
   wake: 'wake() applies only while waiting for the next attempt',
-  idle: 'idle() applies only in CONNECTING and READY, or while waiting for resume()',
+  idle: 'idle() applies only in CONNECTING and READY (or not serving), or while waiting for resume()',
   pause: 'already paused',
   resume: 'not paused',
   shutdown: 'already shut down',
@@ -736,7 +845,10 @@ export function transition<C>(m: MachineState<C>, event: MachineEvent<C>, env: M
   const state = m.snapshot.state;
   if (state === 'SHUTDOWN') return noop(m, `${event.type} after SHUTDOWN`);
   if (event.type === 'shutdown') return shutdownWith(m, env, 'shutdown', undefined, 'shutdown requested');
-  if ((event.type === 'established' || event.type === 'ended') && event.attemptId !== m.attemptId) {
+  if (
+    (event.type === 'established' || event.type === 'ended' || event.type === 'serving') &&
+    event.attemptId !== m.attemptId
+  ) {
     return noop(m, `${event.type} from stale attempt #${String(event.attemptId)}`);
   }
   if (event.type === 'timer' && event.at !== m.timerAt) {

@@ -16,7 +16,7 @@ import { ConnectionClosedError } from '../errors/connection-closed-error.js';
 import { permanentIfProgrammingError } from './programming-error.js';
 import { runGuarded } from '../internal/report-unhandled-error.js';
 import { scheduleTimerAt, timerWait } from '../internal/schedule-timer.js';
-import { checkOptionsObject, optionalNumber } from '../internal/validate.js';
+import { checkOptionsObject, describeValue, optionalNumber } from '../internal/validate.js';
 
 /** Options of {@link ConnectionManager.waitForStateChange}. */
 export interface WaitForStateChangeOptions {
@@ -60,6 +60,9 @@ class AttemptRun<C> implements AttemptContext, Observer<C> {
   #controller: AbortController | undefined = undefined;
   #over = false;
   #reason: unknown = undefined;
+  /** What the connector last reported with reportServing(): serving unless it said otherwise. */
+  #serving = true;
+  #notServingReason: unknown = undefined;
 
   constructor(
     readonly manager: ConnectionManager<C>,
@@ -84,10 +87,24 @@ class AttemptRun<C> implements AttemptContext, Observer<C> {
     this.#controller?.abort(reason);
   }
 
+  reportServing(serving: unknown, reason?: unknown): void {
+    if (typeof serving !== 'boolean') {
+      throw new TypeError(`redialer: reportServing(serving) needs a boolean, got ${describeValue(serving)}`);
+    }
+    if (this.#over || serving === this.#serving) return;
+    this.#serving = serving;
+    this.#notServingReason = serving ? undefined : reason;
+    if (this.#established)
+      settleAttempt(this.manager, this, { type: 'serving', attemptId: this.id, serving, reason }, false);
+  }
+
   next(connection: C): void {
     if (this.#established) return;
     this.#established = true;
-    settleAttempt(this.manager, this, { type: 'established', attemptId: this.id, connection }, false);
+    const event: MachineEvent<C> = this.#serving
+      ? { type: 'established', attemptId: this.id, connection }
+      : { type: 'established', attemptId: this.id, connection, serving: false, reason: this.#notServingReason };
+    settleAttempt(this.manager, this, event, false);
   }
 
   error(thrown: unknown): void {

@@ -40,15 +40,27 @@ export interface ReadySnapshot<C> extends SnapshotBase {
   readonly connection: C;
 }
 
-/** Waiting for the next attempt. */
-export interface TransientFailureSnapshot extends SnapshotBase {
+/**
+ * Waiting for the next attempt; or, with `connected`, connected to a server that reports it is not
+ * serving (health checking, gRFC A17: see `AttemptContext.reportServing`).
+ */
+export interface TransientFailureSnapshot<C = unknown> extends SnapshotBase {
   readonly state: 'TRANSIENT_FAILURE';
   /**
    * When the next attempt starts, unless `resetBackoff()` or `wake()` starts it sooner. Under
    * `pause()` a wait the server asked for runs on, and when it ends the manager holds (IDLE with
-   * `paused: true`) instead of attempting.
+   * `paused: true`) instead of attempting. Infinity while `connected`: no attempt is planned, the
+   * connection stays open, and only its end leads to one.
    */
   readonly nextAttemptAt: number;
+  /**
+   * True while the connection is open but the server reports it is not serving (`lastError` says
+   * why, e.g. a `NotServingError`); the state goes back to READY when it serves again, with no
+   * attempt and no change to the backoff. Absent while waiting for the next attempt.
+   */
+  readonly connected?: true;
+  /** With `connected`: the open connection (the value the connector emitted). */
+  readonly connection?: C;
 }
 
 /** Why a manager is in SHUTDOWN. */
@@ -66,4 +78,4 @@ export interface ShutdownSnapshot extends SnapshotBase {
 
 /** A connection manager's state with its per-state data; discriminated on `state`. */
 export type ConnectionSnapshot<C = unknown> =
-  IdleSnapshot | ConnectingSnapshot | ReadySnapshot<C> | TransientFailureSnapshot | ShutdownSnapshot;
+  IdleSnapshot | ConnectingSnapshot | ReadySnapshot<C> | TransientFailureSnapshot<C> | ShutdownSnapshot;

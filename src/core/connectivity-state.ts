@@ -27,12 +27,14 @@ export type ConnectivityState = (typeof ConnectivityState)[keyof typeof Connecti
  * (attempt failed or cut), IDLE (idle); READY -> TRANSIENT_FAILURE (connection lost), IDLE (lost
  * while not reconnecting by itself, or idle); TRANSIENT_FAILURE -> CONNECTING (the wait is over, or a
  * reset), IDLE (attempts paused); any state but SHUTDOWN -> SHUTDOWN. SHUTDOWN is terminal.
+ * And the one gRFC A17 (client-side health checking) adds to them: READY -> TRANSIENT_FAILURE and back
+ * to READY while the connection stays open, as the server reports it is not serving, then serving.
  */
 export const TRANSITIONS: Readonly<Record<ConnectivityState, readonly ConnectivityState[]>> = Object.freeze({
   IDLE: Object.freeze(['CONNECTING', 'SHUTDOWN'] as const),
   CONNECTING: Object.freeze(['READY', 'TRANSIENT_FAILURE', 'IDLE', 'SHUTDOWN'] as const),
   READY: Object.freeze(['TRANSIENT_FAILURE', 'IDLE', 'SHUTDOWN'] as const),
-  TRANSIENT_FAILURE: Object.freeze(['CONNECTING', 'IDLE', 'SHUTDOWN'] as const),
+  TRANSIENT_FAILURE: Object.freeze(['CONNECTING', 'READY', 'IDLE', 'SHUTDOWN'] as const),
   SHUTDOWN: Object.freeze([] as const),
 });
 

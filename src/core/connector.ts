@@ -21,6 +21,16 @@ export interface AttemptContext {
    * during the attempt may bring the cut forward, never later.
    */
   readonly timeoutAt: number;
+  /**
+   * Reports whether the server on this attempt's connection is serving, for a connector that asks it
+   * (gRPC health checking, gRFC A17). `false`, with the reason (the `lastError`; by default a
+   * `NotServingError`), holds the manager in TRANSIENT_FAILURE with `connected: true` while the
+   * connection stays open; `true` brings it back to READY. Neither starts an attempt or touches the
+   * backoff, and the connection's end follows the rules for a READY connection's. Reported before the
+   * connection is emitted, `false` makes its establishment land in TRANSIENT_FAILURE. Repeating the
+   * current report, or reporting after the attempt is over, does nothing.
+   */
+  reportServing(serving: boolean, reason?: unknown): void;
 }
 
 /**

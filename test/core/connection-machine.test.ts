@@ -29,13 +29,15 @@ type M = MachineState<string>;
 const step = (m: M, e: MachineEvent<string>, now = 0, over: Partial<MachineEnv> = {}) =>
   transition(m, e, env(now, over));
 
-/** A machine in each state, reached through real transitions. */
-function inState(state: ConnectivityState): M {
+/** A machine in each state, reached through real transitions; NOT_SERVING is TRANSIENT_FAILURE on an open connection. */
+function inState(state: ConnectivityState | 'NOT_SERVING'): M {
   const idle = initialState<string>(0);
   if (state === 'IDLE') return idle;
   const connecting = step(idle, { type: 'connect' }).state;
   if (state === 'CONNECTING') return connecting;
   if (state === 'READY') return step(connecting, { type: 'established', attemptId: 1, connection: 'c' }, 10).state;
+  if (state === 'NOT_SERVING')
+    return step(connecting, { type: 'established', attemptId: 1, connection: 'c', serving: false }, 10).state;
   if (state === 'TRANSIENT_FAILURE')
     return step(connecting, { type: 'ended', attemptId: 1, error: new Error('x'), clean: false }, 10).state;
   return step(idle, { type: 'shutdown' }).state;
@@ -52,10 +54,12 @@ const EVENTS: Record<string, (m: M) => MachineEvent<string>> = {
   pause: () => ({ type: 'pause' }),
   resume: () => ({ type: 'resume' }),
   shutdown: () => ({ type: 'shutdown' }),
+  serving: (m) => ({ type: 'serving', attemptId: m.attemptId, serving: true, reason: undefined }),
+  'not-serving': (m) => ({ type: 'serving', attemptId: m.attemptId, serving: false, reason: new Error('down') }),
 };
 
 // Expected target per state and event; '-' marks a no-op (same state object, no effects).
-const EXPECTED: Record<ConnectivityState, Record<string, ConnectivityState | '-'>> = {
+const EXPECTED: Record<ConnectivityState | 'NOT_SERVING', Record<string, ConnectivityState | '-'>> = {
   IDLE: {
     connect: 'CONNECTING',
     established: '-',
@@ -67,6 +71,8 @@ const EXPECTED: Record<ConnectivityState, Record<string, ConnectivityState | '-'
     pause: 'IDLE',
     resume: '-',
     shutdown: 'SHUTDOWN',
+    serving: '-',
+    'not-serving': '-',
   },
   CONNECTING: {
     connect: '-',
@@ -79,6 +85,8 @@ const EXPECTED: Record<ConnectivityState, Record<string, ConnectivityState | '-'
     pause: 'CONNECTING',
     resume: '-',
     shutdown: 'SHUTDOWN',
+    serving: '-',
+    'not-serving': '-',
   },
   READY: {
     connect: '-',
@@ -91,6 +99,8 @@ const EXPECTED: Record<ConnectivityState, Record<string, ConnectivityState | '-'
     pause: 'READY',
     resume: '-',
     shutdown: 'SHUTDOWN',
+    serving: '-',
+    'not-serving': 'TRANSIENT_FAILURE',
   },
   TRANSIENT_FAILURE: {
     connect: '-',
@@ -103,6 +113,23 @@ const EXPECTED: Record<ConnectivityState, Record<string, ConnectivityState | '-'
     pause: 'IDLE',
     resume: '-',
     shutdown: 'SHUTDOWN',
+    serving: '-',
+    'not-serving': '-',
+  },
+  // Connected to a server that reports it is not serving (health checking, gRFC A17).
+  NOT_SERVING: {
+    connect: '-',
+    established: '-',
+    ended: 'TRANSIENT_FAILURE',
+    timer: '-',
+    'reset-backoff': 'TRANSIENT_FAILURE',
+    wake: '-',
+    idle: 'IDLE',
+    pause: 'TRANSIENT_FAILURE',
+    resume: '-',
+    shutdown: 'SHUTDOWN',
+    serving: 'READY',
+    'not-serving': '-',
   },
   SHUTDOWN: {
     connect: '-',
@@ -115,24 +142,27 @@ const EXPECTED: Record<ConnectivityState, Record<string, ConnectivityState | '-'
     pause: '-',
     resume: '-',
     shutdown: '-',
+    serving: '-',
+    'not-serving': '-',
   },
 };
 
 describe('transition table', () => {
   const rows = Object.entries(EXPECTED).flatMap(([state, events]) =>
-    Object.entries(events).map(([event, to]) => [state as ConnectivityState, event, to] as const),
+    Object.entries(events).map(([event, to]) => [state as ConnectivityState | 'NOT_SERVING', event, to] as const),
   );
 
   it.each(rows)('%s + %s -> %s', (state, event, to) => {
     const m = inState(state);
     const result = step(m, EVENTS[event]!(m), 20);
+    const from = m.snapshot.state;
     if (to === '-') {
       expect(result.state).toBe(m);
       expect(result.effects).toEqual([]);
       expect(result.detail).toMatch(/^ignored: /);
     } else {
       expect(result.state.snapshot.state).toBe(to);
-      if (to !== state) expect(isAllowedTransition(state, to)).toBe(true);
+      if (to !== from) expect(isAllowedTransition(from, to)).toBe(true);
     }
   });
 
@@ -140,19 +170,22 @@ describe('transition table', () => {
     const made = new Set<string>();
     for (const [state, event] of rows) {
       const m = inState(state);
+      const from = m.snapshot.state;
       const to = step(m, EVENTS[event]!(m), 20).state.snapshot.state;
-      if (to !== state) made.add(`${state} -> ${to}`);
+      if (to !== from) made.add(`${from} -> ${to}`);
     }
     const allowed = Object.entries(TRANSITIONS).flatMap(([from, targets]) => targets.map((to) => `${from} -> ${to}`));
     expect([...made].sort()).toEqual(allowed.sort());
   });
 
-  it('only lists transitions of gRPC connectivity semantics', () => {
+  // With one addition, TRANSIENT_FAILURE -> READY, which gRFC A17 (client-side health checking) makes:
+  // a connection that stayed open while its server was not serving, serving again.
+  it('only lists transitions of gRPC connectivity semantics, and the one gRFC A17 adds', () => {
     expect(TRANSITIONS).toEqual({
       IDLE: ['CONNECTING', 'SHUTDOWN'],
       CONNECTING: ['READY', 'TRANSIENT_FAILURE', 'IDLE', 'SHUTDOWN'],
       READY: ['TRANSIENT_FAILURE', 'IDLE', 'SHUTDOWN'],
-      TRANSIENT_FAILURE: ['CONNECTING', 'IDLE', 'SHUTDOWN'],
+      TRANSIENT_FAILURE: ['CONNECTING', 'READY', 'IDLE', 'SHUTDOWN'],
       SHUTDOWN: [],
     });
   });

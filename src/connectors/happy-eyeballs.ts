@@ -267,6 +267,8 @@ export function happyEyeballs<C>(
         nextStartAt = now + attemptDelay;
         const controller = new AbortController();
         const flight = { subscription: undefined as Subscription | undefined, controller, startedAt: now };
+        // What this address's connector reported with reportServing() before it won: passed on when it wins.
+        let notServing: { readonly reason: unknown } | undefined;
         inFlight.set(address, flight);
         update(address, { state: 'connecting' });
         let source: Observable<C>;
@@ -275,6 +277,10 @@ export function happyEyeballs<C>(
             attempt: address.snapshot.failures + 1,
             signal: controller.signal,
             timeoutAt: context.timeoutAt,
+            reportServing: (serving, reason) => {
+              if (winner === address) context.reportServing(serving, reason);
+              else if (winner === undefined && !done) notServing = serving ? undefined : { reason };
+            },
           });
           source = toConnectorObservable<C>(result, `connector ${address.label}`);
         } catch (error) {
@@ -296,6 +302,7 @@ export function happyEyeballs<C>(
             }
             address.backoff = undefined;
             update(address, { state: 'ready', failures: 0, nextAttemptAt: -Infinity, lastError: undefined });
+            if (notServing !== undefined) context.reportServing(false, notServing.reason);
             subscriber.next(connection);
           },
           error: (error: unknown) => {

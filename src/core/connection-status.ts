@@ -8,7 +8,7 @@
 import { asyncScheduler, Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import type { ConnectionSnapshot } from './connection-snapshot.js';
 import { scheduleTimerAt } from '../internal/schedule-timer.js';
-import { checkOptionsObject, optionalNumber, optionalScheduler } from '../internal/validate.js';
+import { checkOptionsObject, optionalNumber, optionalPort, optionalScheduler } from '../internal/validate.js';
 
 /**
  * What a person should be told about a connection:
@@ -18,9 +18,13 @@ import { checkOptionsObject, optionalNumber, optionalScheduler } from '../intern
  * - `reconnecting`: was connected, lost it, and is trying again (or idle after the loss).
  * - `offline`: the source holds its attempts until the network is back instead of retrying: IDLE with
  *   `paused: true` (`pause()`, which `ReconnectingWebSocket` calls while the browser is offline).
+ * - `unavailable`: connected, but the service cannot serve: the server reports it is not serving
+ *   (health checking: TRANSIENT_FAILURE with `connected: true`), or the `degraded` signal says calls
+ *   keep failing (a proxy answering 502/503 for a backend that is down). No attempt is made for it;
+ *   the phase ends when the service answers again, or becomes `reconnecting` if the connection ends.
  * - `failed`: gave up for good (SHUTDOWN); no more attempts.
  */
-export type ConnectionPhase = 'connected' | 'connecting' | 'reconnecting' | 'offline' | 'failed';
+export type ConnectionPhase = 'connected' | 'connecting' | 'reconnecting' | 'offline' | 'unavailable' | 'failed';
 
 /** One immutable value per change of what a UI shows; see {@link connectionStatus}. */
 export interface ConnectionStatus {
@@ -52,6 +56,14 @@ export interface ConnectionStatusOptions {
   readonly graceMs?: number;
   /** The scheduler for the grace timer and `since`: pass the source's. @defaultValue asyncScheduler */
   readonly scheduler?: SchedulerLike;
+  /**
+   * A signal that the service is failing although the connection is up: emits the reason while it is
+   * (any value but undefined), and undefined once it is not. While the source is READY and the last
+   * value is a reason, the phase is `unavailable` with that reason. `ManagedChannel.degraded$` is one
+   * (calls that keep failing UNAVAILABLE through a proxy); an application can feed its own. Errors and
+   * completion of this signal are ignored: it stops counting, and the source goes on. @defaultValue none
+   */
+  readonly degraded?: Observable<unknown>;
 }
 
 /** What {@link connectionStatus} reads: a manager's snapshot, of any transport; IDLE with `paused: true` is offline. */
@@ -91,8 +103,12 @@ export function connectionStatus(
   const checked = checkOptionsObject('connectionStatus options', options);
   const graceMs = optionalNumber('graceMs', checked['graceMs'], DEFAULT_GRACE_MS, { min: 0 });
   const scheduler = optionalScheduler('scheduler', checked['scheduler'], asyncScheduler);
+  const degraded$ = optionalPort<Observable<unknown>>('degraded', checked['degraded'], ['subscribe']);
   return new Observable<ConnectionStatus>((subscriber) => {
     let current: ConnectionStatus | undefined;
+    let latest: StatusSnapshot | undefined;
+    /** The last reason the `degraded` signal gave; undefined while it gives none. */
+    let degradedBy: unknown = undefined;
     let everConnected = false;
     /** When the current outage began (undefined while connected, idle or failed). */
     let outageSince: number | undefined;
@@ -115,13 +131,34 @@ export function connectionStatus(
       subscriber.next(current);
     };
 
+    /** An outage: hidden for the grace period from its start, then shown until it is over. */
+    const outage = (status: Omit<ConnectionStatus, 'since' | 'visible'>): void => {
+      const now = scheduler.now();
+      outageSince ??= now;
+      const showAt = outageSince + graceMs;
+      if (now >= showAt) shown = true;
+      publish({ ...status, visible: shown });
+      if (!shown) {
+        grace = scheduleTimerAt(scheduler, showAt, () => {
+          grace = undefined;
+          shown = true;
+          publish({ ...status, visible: true });
+        });
+      }
+    };
+
     const onSnapshot = (snapshot: StatusSnapshot): void => {
+      latest = snapshot;
       grace?.unsubscribe();
       grace = undefined;
       const base = { attempt: snapshot.attempt, retryAt: undefined, reason: snapshot.lastError };
       switch (snapshot.state) {
         case 'READY':
           everConnected = true;
+          if (degradedBy !== undefined) {
+            outage({ ...base, phase: 'unavailable', reason: degradedBy });
+            return;
+          }
           outageSince = undefined;
           shown = false;
           publish({ ...base, phase: 'connected', visible: false, reason: undefined });
@@ -142,30 +179,32 @@ export function connectionStatus(
             publish({ ...base, phase: everConnected ? 'reconnecting' : 'connecting', visible: false });
           }
           return;
-        case 'CONNECTING':
-        case 'TRANSIENT_FAILURE': {
-          const now = scheduler.now();
-          outageSince ??= now;
-          const showAt = outageSince + graceMs;
-          if (now >= showAt) shown = true;
-          const status = {
-            ...base,
-            phase: everConnected ? ('reconnecting' as const) : ('connecting' as const),
-            retryAt: snapshot.state === 'TRANSIENT_FAILURE' ? snapshot.nextAttemptAt : undefined,
-          };
-          publish({ ...status, visible: shown });
-          if (!shown) {
-            grace = scheduleTimerAt(scheduler, showAt, () => {
-              grace = undefined;
-              shown = true;
-              publish({ ...status, visible: true });
-            });
+        case 'TRANSIENT_FAILURE':
+          if (snapshot.connected === true) {
+            everConnected = true;
+            outage({ ...base, phase: 'unavailable' });
+            return;
           }
+          outage({ ...base, phase: everConnected ? 'reconnecting' : 'connecting', retryAt: snapshot.nextAttemptAt });
           return;
-        }
+        case 'CONNECTING':
+          outage({ ...base, phase: everConnected ? 'reconnecting' : 'connecting' });
+          return;
       }
     };
 
+    // Subscribed first, so that the status of the source's first snapshot already counts the signal.
+    const degradedSubscription = degraded$?.subscribe({
+      next: (reason: unknown) => {
+        if (reason === degradedBy) return;
+        degradedBy = reason;
+        if (latest?.state === 'READY') onSnapshot(latest);
+      },
+      error: () => {
+        degradedBy = undefined;
+        if (latest?.state === 'READY') onSnapshot(latest);
+      },
+    });
     const subscription = state$.subscribe({
       next: onSnapshot,
       error: (error: unknown) => {
@@ -177,6 +216,7 @@ export function connectionStatus(
     });
     return () => {
       subscription.unsubscribe();
+      degradedSubscription?.unsubscribe();
       grace?.unsubscribe();
     };
   });

@@ -2,8 +2,10 @@
  * connectionStatus() and connectionEvents() as marble diagrams on RxJS's TestScheduler.
  *
  * Snapshot letters (input): i IDLE, c CONNECTING, r READY, t TRANSIENT_FAILURE, o IDLE paused (offline),
- * s SHUTDOWN after a permanent failure, x SHUTDOWN by shutdown().
- * Status letters (output): C connected; n/N connecting, r/R reconnecting, O offline, f/F failed —
+ * s SHUTDOWN after a permanent failure, x SHUTDOWN by shutdown(), u TRANSIENT_FAILURE on an open
+ * connection whose server is not serving (health checking).
+ * Status letters (output): C connected; n/N connecting, r/R reconnecting, O offline, u/U unavailable,
+ * f/F failed —
  * lower case hidden (visible: false), upper case shown (visible: true).
  * Event letters: l lost, b restored (back), f failed.
  */
@@ -19,10 +21,12 @@ import {
   connectionStatus,
   grpcBackoff,
 } from '../../src/index.js';
+import { NotServingError } from '../../src/errors/not-serving-error.js';
 import { createVirtualClock } from '../../src/testing/index.js';
 
 const refused = new Error('ECONNREFUSED');
 const fatal = new Error('403');
+const notServing = new NotServingError('');
 
 /** Snapshots by letter; `t` waits 1 s from its own time, which the tests do not depend on. */
 const SNAPSHOTS: Record<string, StatusSnapshot> = {
@@ -31,6 +35,15 @@ const SNAPSHOTS: Record<string, StatusSnapshot> = {
   r: { state: 'READY', since: 0, attempt: 1, lastError: undefined, connection: 'conn' },
   t: { state: 'TRANSIENT_FAILURE', since: 0, attempt: 1, lastError: refused, nextAttemptAt: 1000 },
   o: { state: 'IDLE', since: 0, attempt: 1, lastError: refused, paused: true },
+  u: {
+    state: 'TRANSIENT_FAILURE',
+    since: 0,
+    attempt: 1,
+    lastError: notServing,
+    nextAttemptAt: Infinity,
+    connected: true,
+    connection: 'conn',
+  },
   s: { state: 'SHUTDOWN', since: 0, attempt: 1, lastError: fatal, reason: 'permanent-failure' },
   x: { state: 'SHUTDOWN', since: 0, attempt: 1, lastError: undefined, reason: 'shutdown' },
 };
@@ -40,11 +53,12 @@ const CODE: Record<ConnectionStatus['phase'], string> = {
   connecting: 'n',
   reconnecting: 'r',
   offline: 'o',
+  unavailable: 'u',
   failed: 'f',
 };
 const code = (s: ConnectionStatus): string => (s.visible ? CODE[s.phase].toUpperCase() : CODE[s.phase]);
 const codes = (status$: Observable<ConnectionStatus>) => status$.pipe(map(code));
-const STATUS_VALUES = Object.fromEntries('cnrofCNROF'.split('').map((c) => [c, c]));
+const STATUS_VALUES = Object.fromEntries('cnroufCNROUF'.split('').map((c) => [c, c]));
 const EVENT_VALUES = { l: 'l', b: 'b', f: 'f' };
 const EVENT_CODE = { lost: 'l', restored: 'b', failed: 'f' } as const;
 const eventCodes = (status$: Observable<ConnectionStatus>) =>
@@ -107,6 +121,25 @@ describe('connectionStatus: phases', () => {
       // lost at 100 ms, shown at 5100 ms; the next t (6100) and c (6110) stay shown; READY at 6120.
       status: 'c 99ms r 999ms r 3999ms R 999ms R 9ms R 9ms c',
       events: '5100ms l 1019ms b',
+    },
+    {
+      name: 'a server not serving on an open connection is "unavailable", shown after the grace period, lost then restored',
+      snapshots: 'r 99ms u 5999ms r',
+      status: 'c 99ms u 4999ms U 999ms c',
+      events: '5100ms l 999ms b',
+    },
+    {
+      name: 'the first connection not serving from the start is "unavailable" too',
+      snapshots: 'c 9ms u',
+      // The outage began with the first attempt, at 0.
+      status: 'n 9ms u 4989ms U',
+      events: '',
+    },
+    {
+      name: 'a connection lost while not serving is "reconnecting", and the outage keeps its start',
+      snapshots: 'r 99ms u 4899ms t 999ms c',
+      status: 'c 99ms u 4899ms r 99ms R 899ms R',
+      events: '5100ms l',
     },
     {
       name: 'shutdown() by the app is "failed" but hidden, and raises no event',
@@ -264,5 +297,49 @@ describe('connectionStatus: options and cleanup', () => {
     manager.shutdown();
     expect(clock.pendingTimers()).toBe(0);
     expect(seen).toEqual([false]);
+  });
+});
+
+describe('connectionStatus: the degraded signal', () => {
+  const DEGRADED = { d: new Error('3 calls in a row failed UNAVAILABLE'), k: undefined };
+
+  it('while READY, a reason makes the phase "unavailable" with that reason; undefined ends it', () => {
+    run(({ cold, hot, expectObservable }, ts) => {
+      const state$ = cold<StatusSnapshot>('r', SNAPSHOTS);
+      const degraded = hot<unknown>('-- 99ms d 5999ms k', DEGRADED);
+      expectObservable(codes(connectionStatus(state$, { scheduler: ts, degraded }))).toBe(
+        'c 100ms u 4999ms U 999ms c',
+        STATUS_VALUES,
+      );
+    });
+  });
+
+  it('carries the reason, and a repeated reason emits nothing', () => {
+    run(({ cold, hot, expectObservable }, ts) => {
+      const state$ = cold<StatusSnapshot>('r', SNAPSHOTS);
+      const degraded = hot<unknown>('-d-d', DEGRADED);
+      expectObservable(
+        connectionStatus(state$, { scheduler: ts, degraded, graceMs: 0 }).pipe(
+          map((s) => `${s.phase}:${s.reason instanceof Error ? s.reason.message : String(s.reason)}`),
+        ),
+      ).toBe('ab', { a: 'connected:undefined', b: 'unavailable:3 calls in a row failed UNAVAILABLE' });
+    });
+  });
+
+  it('does not apply while there is no connection, and an error of the signal ends it', () => {
+    run(({ cold, hot, expectObservable }, ts) => {
+      const state$ = cold<StatusSnapshot>('t 9ms r', SNAPSHOTS);
+      const degraded = hot<unknown>('d 19ms #', DEGRADED);
+      expectObservable(codes(connectionStatus(state$, { scheduler: ts, degraded }))).toBe(
+        'n 9ms u 9ms c',
+        STATUS_VALUES,
+      );
+    });
+  });
+
+  it('rejects a degraded option that is not an Observable, naming it', () => {
+    expect(() => connectionStatus(new Observable<StatusSnapshot>(), { degraded: 42 as never })).toThrow(
+      /option "degraded" must be an object with subscribe\(\), got 42/,
+    );
   });
 });

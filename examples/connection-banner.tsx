@@ -36,6 +36,8 @@ export function bannerText(status: ConnectionStatusView, seconds: number | undef
       return 'Waiting for network…';
     case 'failed':
       return `Connection lost: ${describe(status.reason)}`;
+    case 'unavailable':
+      return `Service unavailable: ${describe(status.reason)}`;
     case 'connected':
       return 'Connected';
     case 'connecting':

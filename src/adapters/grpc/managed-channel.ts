@@ -225,7 +225,7 @@ export class ManagedChannel implements ChannelInterface {
         return;
       case 'TRANSIENT_FAILURE':
         if (!call.waitForReady) {
-          call.fail(Status.UNAVAILABLE, `No connection: ${describeLastError(snapshot.lastError)}`);
+          call.fail(Status.UNAVAILABLE, unavailableDetails(snapshot));
           return;
         }
         break;
@@ -265,8 +265,7 @@ export class ManagedChannel implements ChannelInterface {
         return;
       case 'TRANSIENT_FAILURE':
         for (const call of calls) {
-          if (!call.waitForReady)
-            call.fail(Status.UNAVAILABLE, `No connection: ${describeLastError(snapshot.lastError)}`);
+          if (!call.waitForReady) call.fail(Status.UNAVAILABLE, unavailableDetails(snapshot));
         }
         return;
       case 'SHUTDOWN':
@@ -376,6 +375,13 @@ function shutdownDetails(error: unknown): string {
 
 function describeLastError(error: unknown): string {
   return error === undefined ? 'not connected' : describeError(error);
+}
+
+/** Why a call fails fast in TRANSIENT_FAILURE: no connection, or a server that reports it is not serving. */
+function unavailableDetails(snapshot: Extract<ConnectionSnapshot, { state: 'TRANSIENT_FAILURE' }>): string {
+  return snapshot.connected === true
+    ? `Not serving: ${describeLastError(snapshot.lastError)}`
+    : `No connection: ${describeLastError(snapshot.lastError)}`;
 }
 
 /**

@@ -10,6 +10,11 @@ import type { ConnectionSnapshot } from '../../core/connection-snapshot.js';
 export interface StateSource<S extends ConnectionSnapshot = ConnectionSnapshot> {
   /** Replays the current snapshot to each subscriber, then emits every change. */
   readonly state$: Observable<S>;
+  /**
+   * The source's `degraded` signal, if it has one (`ManagedChannel.degraded$`): the status hooks pass
+   * it to `connectionStatus()`, so a service failing behind a live connection shows as `unavailable`.
+   */
+  readonly degraded$?: Observable<unknown>;
   /** "Retry now" (ConnectionManager, ReconnectingWebSocket). */
   readonly resetBackoff?: () => void;
   /** "Retry now" through the manager (ManagedChannel). */

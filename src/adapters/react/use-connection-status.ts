@@ -67,9 +67,11 @@ function statusStore(
       if (source.resetBackoff !== undefined) source.resetBackoff();
       else source.manager?.resetBackoff();
     };
-    const view$ = connectionStatus(source.state$, { graceMs, scheduler }).pipe(
-      map((status) => Object.freeze({ ...status, retryNow })),
-    );
+    const view$ = connectionStatus(source.state$, {
+      graceMs,
+      scheduler,
+      ...(source.degraded$ === undefined ? {} : { degraded: source.degraded$ }),
+    }).pipe(map((status) => Object.freeze({ ...status, retryNow })));
     store = observableStore<ConnectionStatusView>(view$, SERVER_STATUS);
     bySettings.set(key, store);
   }

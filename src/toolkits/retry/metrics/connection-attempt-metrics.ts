@@ -3,7 +3,8 @@
  * (the manager needs no change): entering CONNECTING is an attempt (a retry when its attempt number
  * is above 1, that is, when earlier attempts of the backoff cycle failed), entering READY a success,
  * entering TRANSIENT_FAILURE a scheduled retry, and SHUTDOWN for a permanent failure or a policy error
- * a permanent failure. A manager never gives up on its own, so it reports no give-ups.
+ * a permanent failure. A server not serving on an open connection (TRANSIENT_FAILURE with `connected`)
+ * and serving again count as nothing: no attempt ended and none was made. A manager never gives up on its own, so it reports no give-ups.
  * @module
  */
 import type { Observable, Subscription } from 'rxjs';
@@ -18,6 +19,10 @@ export function connectionAttemptEvents(
   snapshot: ConnectionSnapshot,
 ): RetryEvent[] {
   if (previous?.state === snapshot.state) return [];
+  // A server that is not serving on an open connection (health checking) neither ends an attempt nor
+  // plans one, and serving again is no new connection.
+  if (snapshot.state === 'TRANSIENT_FAILURE' && snapshot.connected === true) return [];
+  if (snapshot.state === 'READY' && previous?.state === 'TRANSIENT_FAILURE' && previous.connected === true) return [];
   switch (snapshot.state) {
     case 'CONNECTING':
       return [{ type: 'attempt', attempt: Math.max(1, snapshot.attempt) }];

@@ -19,11 +19,14 @@ export class NotServingError extends Error {
   readonly status: string;
 
   constructor(service?: string, status = 'NOT_SERVING', options?: NotServingErrorOptions) {
-    const name = service === undefined ? '' : service === '' ? ' for the whole server ("")' : ` for ${JSON.stringify(service)}`;
+    const name =
+      service === undefined ? '' : service === '' ? ' for the whole server ("")' : ` for ${JSON.stringify(service)}`;
     super(
       options?.detail === undefined
         ? `the server reports ${status}${name}`
-        : `the health check${name} failed: ${status}: ${options.detail}`,
+        : service === undefined
+          ? `the service is unavailable: ${status}: ${options.detail}`
+          : `the health check${name} failed: ${status}: ${options.detail}`,
       options,
     );
     this.service = service;

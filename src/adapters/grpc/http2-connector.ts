@@ -24,6 +24,8 @@ import { parseCloseReasonDelay } from '../../backoff/server-hint.js';
 import { GoawayError } from './goaway-error.js';
 import { KeepalivePolicy, type KeepaliveOptions } from './keepalive.js';
 import { KeepaliveTimeoutError } from './keepalive-timeout-error.js';
+import { checkHealthCheckOptions, healthChecked, type HealthCheckOptions } from './health-check/health-checked.js';
+import { http2HealthWatch } from './health-check/http2-health-watch.js';
 
 /** Options of {@link http2Connector}. Times are in milliseconds. */
 export interface Http2ConnectorOptions extends KeepaliveOptions {
@@ -32,8 +34,15 @@ export interface Http2ConnectorOptions extends KeepaliveOptions {
    * `createConnection`. The authority's scheme picks TLS (`https:`) or plaintext (`http:`).
    */
   readonly connectOptions?: ClientSessionOptions | SecureClientSessionOptions;
-  /** The clock for the keepalive timers. @defaultValue `asyncScheduler` */
+  /** The clock for the keepalive timers and the health check's retries. @defaultValue `asyncScheduler` */
   readonly scheduler?: SchedulerLike;
+  /**
+   * Health checking per gRFC A17: one `grpc.health.v1.Health/Watch` stream on each connection, which
+   * is emitted (READY) only after the first answer, and reported not serving while the server says
+   * anything but SERVING (see `AttemptContext.reportServing`). Off by default, as in gRPC.
+   * @defaultValue none
+   */
+  readonly healthCheck?: HealthCheckOptions;
 }
 
 /**
@@ -79,8 +88,9 @@ export function http2Connector(
   const scheduler = optionalScheduler('scheduler', raw['scheduler'], asyncScheduler);
   const connectOptions = options.connectOptions;
   const server = url.host;
+  const healthCheck = checkHealthCheckOptions(raw['healthCheck']);
 
-  return () =>
+  const connector: Connector<ClientHttp2Session> = () =>
     new Observable<ClientHttp2Session>((subscriber) => {
       let goaway = false;
       let established = false;
@@ -181,4 +191,7 @@ export function http2Connector(
         }
       };
     });
+  return healthCheck === undefined
+    ? connector
+    : healthChecked(connector, http2HealthWatch, { ...healthCheck, scheduler });
 }

@@ -7,6 +7,7 @@
 export { channelState, type ChannelStateOptions, type WatchableChannel } from './channel-state-observable.js';
 export { fromGrpcState, toGrpcState } from './connectivity-state-names.js';
 export { http2Connector, type Http2ConnectorOptions } from './http2-connector.js';
+export type { HealthCheckOptions } from './health-check/health-checked.js';
 export { ManagedChannel, managedChannelFactory, type ManagedChannelOptions } from './managed-channel.js';
 export { grpcChannelConnector } from './grpc-js-workarounds/grpc-channel-connector.js';
 export { ManagedCall, type GrpcCall } from './managed-call.js';

@@ -38,6 +38,8 @@ export interface CallHost {
   readonly target: string;
   /** The clock and timers of the channel (its deadline timer runs on them). */
   readonly scheduler: SchedulerLike;
+  /** Told how each attached call ended, on which connection (for the degraded signal); absent when nobody counts. */
+  readonly ended?: (connection: ChannelInterface, code: Status, details: string) => void;
 }
 
 let nextCallNumber = 1;
@@ -127,7 +129,25 @@ export class ManagedCall implements GrpcCall {
     }
     this.#inner = inner;
     if (this.#credentials !== undefined) inner.setCredentials(this.#credentials);
-    inner.start(this.#metadata, this.#listener);
+    const ended = this.#host.ended;
+    const listener = this.#listener;
+    inner.start(
+      this.#metadata,
+      ended === undefined
+        ? listener
+        : {
+            onReceiveMetadata: (metadata) => {
+              listener.onReceiveMetadata(metadata);
+            },
+            onReceiveMessage: (message) => {
+              listener.onReceiveMessage(message);
+            },
+            onReceiveStatus: (status) => {
+              ended(channel, status.code, status.details);
+              listener.onReceiveStatus(status);
+            },
+          },
+    );
     for (const op of this.#replay.splice(0)) {
       if (op.type === 'message') inner.sendMessageWithContext(op.context, op.message);
       else if (op.type === 'read') inner.startRead();

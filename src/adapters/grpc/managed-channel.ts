@@ -42,7 +42,14 @@ import {
   status as Status,
   type connectivityState as GrpcState,
 } from '@grpc/grpc-js';
-import { asyncScheduler, type Observable, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
+import {
+  asyncScheduler,
+  NEVER,
+  type Observable,
+  type SchedulerAction,
+  type SchedulerLike,
+  type Subscription,
+} from 'rxjs';
 import { ConnectionManager } from '../../core/connection-manager.js';
 import type { ConnectionManagerOptions } from '../../core/connection-options.js';
 import type { ConnectionSnapshot } from '../../core/connection-snapshot.js';
@@ -59,6 +66,9 @@ import { KEEPALIVE_OPTIONS, type KeepaliveOptions, pickKeepalive } from './keepa
 import { reconnectBackoff } from './reconnect-backoff.js';
 import { without } from '../../internal/without.js';
 import { type CallHost, ManagedCall } from './managed-call.js';
+import { checkHealthCheckOptions, healthChecked, type HealthCheckOptions } from './health-check/health-checked.js';
+import { grpcJsHealthWatch } from './health-check/grpc-js-health-watch.js';
+import { DegradedCalls } from './degraded-calls.js';
 
 /**
  * Options of {@link ManagedChannel}: the manager's options (except the connector), keepalive as gRFC A8
@@ -92,6 +102,23 @@ export interface ManagedChannelOptions
    * `happyEyeballs()` races them (clamped to [100, 2000]). @defaultValue 250
    */
   readonly attemptDelay?: number;
+  /**
+   * Health checking per gRFC A17: one `grpc.health.v1.Health/Watch` stream on each connection; the
+   * channel is READY only after the first answer and while the last one is SERVING, and
+   * TRANSIENT_FAILURE with `connected: true` otherwise (waitForReady calls wait, others fail fast with
+   * "Not serving: …"), on the same connection. Without this option the service config's
+   * `healthCheckConfig.serviceName` (`channelOptions['grpc.service_config']`) turns it on, as in
+   * gRPC; `false` keeps it off even then. See docs/grpc.md, "Behind a proxy". @defaultValue off
+   */
+  readonly healthCheck?: HealthCheckOptions | false;
+  /**
+   * Without a health service: after this many calls in a row on a READY connection end with
+   * UNAVAILABLE (a proxy's 502/503/504 for a backend that is down), `degraded$` gives the reason
+   * until a call ends otherwise or the connection changes; `connectionStatus(channel.state$, {
+   * degraded: channel.degraded$ })` then shows `unavailable`. Off by default: one failing method can
+   * look like a failing service. @defaultValue off
+   */
+  readonly degradedAfter?: number;
 }
 
 type ChannelRef = ReturnType<ChannelInterface['getChannelzRef']>;
@@ -113,6 +140,13 @@ export class ManagedChannel implements ChannelInterface {
   readonly manager: ConnectionManager<GrpcChannel>;
   /** The connection's snapshots (READY carries the connection's grpc-js channel). */
   readonly state$: Observable<ConnectionSnapshot<GrpcChannel>>;
+  /**
+   * With `degradedAfter`: the reason (a `NotServingError`, status UNAVAILABLE) while calls on the READY
+   * connection keep failing with UNAVAILABLE, undefined while they do not; without it, never emits.
+   * For `connectionStatus(state$, { degraded })` and redialer/react.
+   */
+  readonly degraded$: Observable<unknown>;
+  readonly #degraded: DegradedCalls<ChannelInterface> | undefined;
   readonly #target: string;
   readonly #waitForReady: boolean;
   /** Calls waiting for a connection; none (and no set) most of the time. */
@@ -170,6 +204,8 @@ export class ManagedChannel implements ChannelInterface {
       'waitForReady',
       'unref',
       'attemptDelay',
+      'healthCheck',
+      'degradedAfter',
       ...KEEPALIVE_OPTIONS,
     );
     const addresses = targets as readonly string[];
@@ -182,7 +218,7 @@ export class ManagedChannel implements ChannelInterface {
       return { label: address, attempts, connector: attempts.connector };
     });
     this.#attempts = candidates.map((candidate) => candidate.attempts);
-    const connector: Connector<GrpcChannel> =
+    const transport: Connector<GrpcChannel> =
       candidates.length === 1 && candidates[0] !== undefined
         ? candidates[0].connector
         : happyEyeballs(candidates, {
@@ -191,6 +227,24 @@ export class ManagedChannel implements ChannelInterface {
             scheduler: this.#scheduler,
             random: options.random,
           });
+    const healthCheck = healthCheckOf(raw['healthCheck'], channelOptions);
+    const connector =
+      healthCheck === undefined
+        ? transport
+        : healthChecked(transport, grpcJsHealthWatch, {
+            ...healthCheck,
+            scheduler: this.#scheduler,
+            ...(options.random === undefined ? {} : { random: options.random }),
+            ...(backoff === undefined ? {} : { backoff }),
+          });
+    const degradedAfter = raw['degradedAfter'];
+    if (degradedAfter !== undefined && !(Number.isInteger(degradedAfter) && (degradedAfter as number) >= 1)) {
+      throw new RangeError(
+        `redialer: option "degradedAfter" must be a whole number of calls, at least 1, got ${describeValue(degradedAfter)}`,
+      );
+    }
+    this.#degraded = degradedAfter === undefined ? undefined : new DegradedCalls(degradedAfter as number);
+    this.degraded$ = this.#degraded?.degraded$ ?? NEVER;
     this.manager = new ConnectionManager<GrpcChannel>({
       ...managerOptions,
       ...(backoff === undefined ? {} : { backoff }),
@@ -208,6 +262,13 @@ export class ManagedChannel implements ChannelInterface {
         this.#pending?.delete(call);
         this.#updateHold();
       },
+      ...(this.#degraded === undefined
+        ? {}
+        : {
+            ended: (connection: ChannelInterface, code: number, details: string) => {
+              this.#degraded?.callEnded(connection, code, details);
+            },
+          }),
     };
     this.#watch = this.manager.state$.subscribe((snapshot) => {
       this.#onState(snapshot);
@@ -253,6 +314,7 @@ export class ManagedChannel implements ChannelInterface {
   }
 
   #onState(snapshot: ConnectionSnapshot<GrpcChannel>): void {
+    this.#degraded?.connectionChanged(snapshot.state === 'READY' ? snapshot.connection : undefined);
     if (snapshot.state === 'IDLE' || snapshot.state === 'SHUTDOWN') this.#release();
     const pending = this.#pending;
     if (pending === undefined || pending.size === 0) return;
@@ -284,6 +346,7 @@ export class ManagedChannel implements ChannelInterface {
   close(): void {
     this.manager.shutdown();
     this.#watch.unsubscribe();
+    this.#degraded?.complete();
     this.#release();
   }
 
@@ -375,6 +438,38 @@ function shutdownDetails(error: unknown): string {
 
 function describeLastError(error: unknown): string {
   return error === undefined ? 'not connected' : describeError(error);
+}
+
+/**
+ * The health check to run: the option's, else the service config's `healthCheckConfig.serviceName`
+ * (reported once through console.warn when the server has none), else none; `false` is none.
+ */
+function healthCheckOf(option: unknown, channelOptions: ChannelOptions): Required<HealthCheckOptions> | undefined {
+  if (option === false) return undefined;
+  if (option !== undefined) return checkHealthCheckOptions(option);
+  const config: unknown = channelOptions['grpc.service_config'];
+  if (config === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = typeof config === 'string' ? JSON.parse(config) : undefined;
+  } catch (cause) {
+    throw new TypeError(`redialer: channel option "grpc.service_config" is not JSON: ${(cause as Error).message}`, {
+      cause,
+    });
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const healthCheckConfig: unknown = (parsed as Record<string, unknown>)['healthCheckConfig'];
+  if (healthCheckConfig === undefined) return undefined;
+  const serviceName: unknown =
+    typeof healthCheckConfig === 'object' && healthCheckConfig !== null
+      ? (healthCheckConfig as Record<string, unknown>)['serviceName']
+      : undefined;
+  if (typeof serviceName !== 'string') {
+    throw new TypeError(
+      `redialer: "healthCheckConfig.serviceName" in channel option "grpc.service_config" must be a string, got ${describeValue(serviceName)}`,
+    );
+  }
+  return checkHealthCheckOptions({ serviceName });
 }
 
 /** Why a call fails fast in TRANSIENT_FAILURE: no connection, or a server that reports it is not serving. */

@@ -606,6 +606,11 @@ function connectionEnded<C>(
   );
 }
 
+/** IDLE after resume(), waiting for the floor on attempt starts or the server's hint (a timer armed). */
+function isHeld(m: MachineState<unknown>): boolean {
+  return m.snapshot.state === 'IDLE' && m.timerAt !== undefined;
+}
+
 function isParked(m: MachineState<unknown>): boolean {
   return m.snapshot.state === 'IDLE' && m.snapshot.paused === true;
 }
@@ -648,13 +653,21 @@ function flag<C>(m: MachineState<C>, detail: string): Transition<C> {
 const HANDLERS: HandlerTable = {
   IDLE: {
     connect: (m, _e, env) => {
+      if (isHeld(m)) return noop(m, `connect in IDLE: the resumed attempt starts at ${String(m.timerAt)}`);
       if (!m.paused) return startAttempt(m, env, 'connection requested');
       if (isParked(m)) return noop(m, 'connect in IDLE: already waiting for resume()');
       return park(m, env, m.snapshot.lastError, [], 'connection requested; attempts paused until resume()');
     },
     'reset-backoff': (m) => ({ state: { ...m, backoff: undefined }, effects: [], detail: 'backoff reset' }),
-    pause: (m) => flag({ ...m, paused: true }, 'paused: no attempt until resume()'),
+    pause: (m, _e, env) =>
+      isHeld(m)
+        ? park({ ...m, paused: true }, env, m.snapshot.lastError, [], 'paused: the resumed attempt waits for resume()')
+        : flag({ ...m, paused: true }, 'paused: no attempt until resume()'),
     idle: (m, _e, env) => {
+      if (isHeld(m)) {
+        const state = enter(m, { timerAt: undefined }, { ...m.snapshot, since: env.now });
+        return { state, effects: timerEffects(m), detail: 'went idle; the resumed attempt will not start' };
+      }
       if (!isParked(m)) return noop(m, `idle in IDLE: ${NOT_APPLICABLE.idle}`);
       const state = enter(
         m,
@@ -665,8 +678,29 @@ const HANDLERS: HandlerTable = {
     },
     resume: (m, _e, env) => {
       const resumed = { ...m, paused: false };
-      // Back from a pause (e.g. online again): the wait so far says nothing about the server.
-      return isParked(m) ? startAttempt({ ...resumed, backoff: undefined }, env, 'resumed') : flag(resumed, 'resumed');
+      if (!isParked(m)) return flag(resumed, 'resumed');
+      // Back from a pause (e.g. online again): the wait so far says nothing about the server, so the
+      // backoff starts afresh; but neither the floor on attempt starts nor the server's hint is a
+      // wait, and both still hold (a source of resumes that flaps cannot make a hot loop).
+      const reset = { ...resumed, backoff: undefined };
+      const floor = nextStartFloor(m, env);
+      const earliest = Math.max(floor, m.hintedUntil);
+      if (earliest <= env.now) return startAttempt(reset, env, 'resumed');
+      const why = m.hintedUntil > floor ? 'the wait the server asked for' : 'the floor on attempt starts';
+      const { attempt, lastError } = m.snapshot;
+      const state = enter(reset, { timerAt: earliest }, { state: 'IDLE', since: env.now, attempt, lastError });
+      return {
+        state,
+        effects: [{ type: 'set-timer', at: earliest }],
+        detail: `resumed; next attempt in ${String(earliest - env.now)} ms (${why})`,
+      };
+    },
+    // Only a resumed attempt held back by the floor or a hint arms a timer in IDLE (see resume).
+    timer: (m, _e, env) => {
+      const held = { ...m, timerAt: undefined };
+      return m.paused
+        ? park(held, env, m.snapshot.lastError, [], 'attempts paused again until resume()')
+        : startAttempt(held, env, 'resumed');
     },
   },
   CONNECTING: {

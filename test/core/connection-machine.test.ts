@@ -406,6 +406,43 @@ describe('pause and resume (e.g. offline)', () => {
     expect(resumed.snapshot.state).toBe('IDLE');
     expect(resumed.paused).toBe(false);
   });
+
+  describe('resume() never undercuts the floor on attempt starts', () => {
+    const spacing: Partial<MachineEnv> = { attemptSpacing: { burst: 1, interval: 100 } };
+    /** Attempt 1 at 0 failed at 0, paused at 0, resumed at 10: the floor allows the next start at 100. */
+    const held = () => {
+      const failed = fail(step(initialState<string>(0), { type: 'connect' }, 0, spacing).state, 0, spacing).state;
+      const parked = step(failed, { type: 'pause' }, 0, spacing).state;
+      return step(parked, { type: 'resume' }, 10, spacing);
+    };
+
+    it('resumed before the floor allows a start: IDLE, not paused, the attempt armed for the floor', () => {
+      const { state, effects, detail } = held();
+      expect(state.snapshot).toMatchObject({ state: 'IDLE', since: 10, attempt: 1 });
+      expect(state.snapshot).not.toHaveProperty('paused');
+      expect(state.paused).toBe(false);
+      expect(state.backoff).toBeUndefined();
+      expect(effects).toEqual([{ type: 'set-timer', at: 100 }]);
+      expect(detail).toBe('resumed; next attempt in 90 ms (the floor on attempt starts)');
+      const started = step(state, { type: 'timer', at: 100 }, 100, spacing);
+      expect(started.state.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 1, since: 100 });
+    });
+
+    it('meanwhile connect() changes nothing, idle() cancels the attempt, pause() holds it for the next resume()', () => {
+      const { state } = held();
+      expect(step(state, { type: 'connect' }, 20, spacing).detail).toMatch(/^ignored: .*resumed attempt starts at 100/);
+      const idled = step(state, { type: 'idle' }, 20, spacing);
+      expect(idled.effects).toEqual([{ type: 'clear-timer' }]);
+      expect(idled.state.timerAt).toBeUndefined();
+      expect(step(idled.state, { type: 'timer', at: 100 }, 100, spacing).detail).toMatch(/^ignored: stale timer/);
+      const paused = step(state, { type: 'pause' }, 20, spacing);
+      expect(paused.state.snapshot).toMatchObject({ state: 'IDLE', paused: true });
+      expect(paused.effects).toEqual([{ type: 'clear-timer' }]);
+      expect(step(paused.state, { type: 'resume' }, 150, spacing).state.snapshot).toMatchObject({
+        state: 'CONNECTING',
+      });
+    });
+  });
 });
 
 describe('wake (the network is back, the page is shown) and the wait the server asked for', () => {

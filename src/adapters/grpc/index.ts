@@ -11,7 +11,13 @@ export type { HealthCheckOptions } from './health-check/health-checked.js';
 export { ManagedChannel, managedChannelFactory, type ManagedChannelOptions } from './managed-channel.js';
 export { grpcChannelConnector } from './grpc-js-workarounds/grpc-channel-connector.js';
 export { ManagedCall, type GrpcCall } from './managed-call.js';
-export { ResilientStream, type ResilientStreamOptions, type ResponseStream } from './resilient-stream.js';
+export {
+  ResilientStream,
+  type ResilientStreamOptions,
+  type ResponseStream,
+  type StreamChannel,
+  type StreamOpenContext,
+} from './resilient-stream.js';
 export { GoawayError, isGoawayError } from './goaway-error.js';
 export { isTooManyPings, type KeepaliveOptions, MIN_KEEPALIVE_TIME } from './keepalive.js';
 export { KeepaliveTimeoutError, isKeepaliveTimeoutError } from './keepalive-timeout-error.js';

@@ -6,30 +6,74 @@
  * established (READY, the backoff resets) once it proves healthy — its response headers or its first
  * message arrive. A stream that ends with a transient status is re-opened after the backoff; the next
  * request is built from the last message seen.
+ *
+ * Given the channel its calls run on (`channel`, a `ManagedChannel`), it follows that channel instead
+ * of running a second backoff over the channel's own: while the channel is not READY the stream's
+ * manager is paused (the core's `pause()`: a stream that ends then waits for `resume()`, not for a
+ * timer), and the channel's READY resumes it, so the stream re-opens on the connection that the
+ * channel's schedule just made. A stream that fails while the channel stays READY (the service itself
+ * answers UNAVAILABLE) waits on its own backoff as before. Opens are asked to wait for READY
+ * (through the metadata `open` is given), so that one that races a connection's loss waits for the next.
  * @module
  */
 import { MAX_DELAY_MS } from '../../backoff/backoff.js';
-import { type ClientDuplexStream, type ClientReadableStream, status as Status, type StatusObject } from '@grpc/grpc-js';
-import { Observable, Subject } from 'rxjs';
+import {
+  type ClientDuplexStream,
+  type ClientReadableStream,
+  Metadata,
+  status as Status,
+  type StatusObject,
+} from '@grpc/grpc-js';
+import { Observable, Subject, type Subscription } from 'rxjs';
 import { ConnectionManager } from '../../core/connection-manager.js';
 import type { ConnectionManagerOptions } from '../../core/connection-options.js';
 import type { ConnectionSnapshot } from '../../core/connection-snapshot.js';
 import type { AttemptContext, Connector } from '../../core/connector.js';
+import { ConnectionClosedError } from '../../errors/connection-closed-error.js';
 import { isPermanentError, permanent } from '../../errors/permanent-error.js';
-import { checkOptionsObject, describeValue, optionalFunction, optionalNumber } from '../../internal/validate.js';
+import {
+  checkOptionsObject,
+  describeValue,
+  optionalBoolean,
+  optionalFunction,
+  optionalNumber,
+} from '../../internal/validate.js';
+import { isStreamReset } from './grpc-js-workarounds/stream-reset.js';
 import { StreamStatusError } from './stream-status-error.js';
 import { without } from '../../internal/without.js';
 
 /** The streaming calls a {@link ResilientStream} can keep alive. */
 export type ResponseStream<Res> = ClientReadableStream<Res> | ClientDuplexStream<never, Res>;
 
+/** What `open` is given besides the request: the attempt, and the metadata to open the stream with. */
+export interface StreamOpenContext extends AttemptContext {
+  /**
+   * Pass it to the client method (`client.watch(request, metadata)`), after adding your own entries
+   * if any: new for each open, with the `waitForReady` call option set as the `waitForReady` option
+   * says (grpc-js reads that option from the metadata).
+   */
+  readonly metadata: Metadata;
+}
+
+/**
+ * The channel a stream's calls run on, for {@link ResilientStreamOptions.channel}: a `ManagedChannel`,
+ * or anything with a connection manager's `state$` and `connect()`.
+ */
+export interface StreamChannel {
+  readonly state$: Observable<ConnectionSnapshot>;
+  readonly manager: { connect(): void };
+}
+
 /** Options of {@link ResilientStream}. */
 export interface ResilientStreamOptions<Req, Res> extends Omit<
   ConnectionManagerOptions<ResponseStream<Res>>,
   'connector'
 > {
-  /** Opens the stream for `request` (for bidi calls, also writes the request). Required. */
-  readonly open: (request: Req, context: AttemptContext) => ResponseStream<Res>;
+  /**
+   * Opens the stream for `request` with `context.metadata` (for bidi calls, also writes the
+   * request). Required.
+   */
+  readonly open: (request: Req, context: StreamOpenContext) => ResponseStream<Res>;
   /** Builds the request of each (re)open from the last message seen (`undefined` before the first). Required. */
   readonly request: (last: Res | undefined) => Req;
   /**
@@ -43,6 +87,19 @@ export interface ResilientStreamOptions<Req, Res> extends Omit<
    * headers or the first message arrive. @defaultValue 0
    */
   readonly minUptime?: number;
+  /**
+   * The `ManagedChannel` the stream's calls run on: the stream then re-opens when the channel becomes
+   * READY instead of after a backoff of its own, asks an IDLE channel to connect while it wants a
+   * stream, and ends (`messages$` errors with a `ConnectionClosedError`) when the channel is closed.
+   * @defaultValue none: the stream's own backoff decides every re-open
+   */
+  readonly channel?: StreamChannel;
+  /**
+   * Whether opens ask the call to wait for the channel's READY (the `metadata`'s waitForReady), so that
+   * an open that races a lost connection waits for the next one instead of failing fast.
+   * @defaultValue true
+   */
+  readonly waitForReady?: boolean;
 }
 
 const STATUS_CODES = new Set<number>(
@@ -62,6 +119,25 @@ function checkStatuses(value: unknown): readonly Status[] {
   return Object.freeze([...value]);
 }
 
+/** Whether the channel-following stream should be held: the channel cannot carry a stream now. */
+function holds(snapshot: ConnectionSnapshot): boolean {
+  return snapshot.state !== 'READY';
+}
+
+function checkChannel(value: unknown): StreamChannel | undefined {
+  if (value === undefined) return undefined;
+  const channel = (typeof value === 'object' ? value : null) as {
+    readonly state$?: { readonly subscribe?: unknown };
+    readonly manager?: { readonly connect?: unknown };
+  } | null;
+  if (typeof channel?.state$?.subscribe !== 'function' || typeof channel.manager?.connect !== 'function') {
+    throw new TypeError(
+      `redialer: option "channel" must be a ManagedChannel (an object with state$ and manager.connect()), got ${describeValue(value)}`,
+    );
+  }
+  return value as StreamChannel;
+}
+
 /** The error behind a PermanentError wrapper (the status error the caller wants to see). */
 function unwrap(error: unknown): unknown {
   return isPermanentError(error) && error.cause !== undefined ? error.cause : error;
@@ -72,9 +148,12 @@ function unwrap(error: unknown): unknown {
  *
  * `messages$` emits every message of every stream in order (subscribe before `start()`); it completes
  * when the server ends the stream with OK (unless OK is in `retryOn`) or `close()` is called, and
- * errors with a {@link StreamStatusError} on a status not in `retryOn`. `state$` is the stream's own
+ * errors with a {@link StreamStatusError} on a status not in `retryOn`. A stream the server reset
+ * (CANCELLED that the client did not cause: a grpc-js server's `forceShutdown()`) is re-opened as an
+ * UNAVAILABLE one is; a CANCELLED the client caused is not. `state$` is the stream's own
  * connectivity: CONNECTING while a stream is opening, READY once it proved healthy, TRANSIENT_FAILURE
- * while waiting to re-open, SHUTDOWN at the end.
+ * while waiting to re-open, IDLE with `paused: true` while it waits for its `channel`, SHUTDOWN at the
+ * end.
  *
  * @example
  * ```ts
@@ -96,6 +175,11 @@ export class ResilientStream<Req, Res> {
   readonly #messages = new Subject<Res>();
   #last: Res | undefined;
   #hasLast = false;
+  readonly #channel: StreamChannel | undefined;
+  /** Following the channel: from `start()` to the end. */
+  #follow: Subscription | undefined;
+  /** Why the stream ended other than by `close()` or a status: its channel was closed. */
+  #channelClosed: ConnectionClosedError | undefined;
 
   constructor(options: ResilientStreamOptions<Req, Res>) {
     const raw = checkOptionsObject('ResilientStream options', options);
@@ -109,17 +193,21 @@ export class ResilientStream<Req, Res> {
       );
     const retryOn = checkStatuses(raw['retryOn']);
     const minUptime = optionalNumber('minUptime', raw['minUptime'], 0, { min: 0, max: MAX_DELAY_MS });
-    const managerOptions = without(options, 'open', 'request', 'retryOn');
+    this.#channel = checkChannel(raw['channel']);
+    const waitForReady = optionalBoolean('waitForReady', raw['waitForReady'], true);
+    const managerOptions = without(options, 'open', 'request', 'retryOn', 'channel', 'waitForReady');
     this.manager = new ConnectionManager<ResponseStream<Res>>({
       ...managerOptions,
       minUptime,
-      connector: this.#connector(open, request, retryOn),
+      connector: this.#connector(open, request, retryOn, waitForReady),
     });
     this.state$ = this.manager.state$;
     this.messages$ = this.#messages.asObservable();
     this.manager.state$.subscribe((snapshot) => {
       if (snapshot.state !== 'SHUTDOWN') return;
-      if (snapshot.reason === 'shutdown') this.#messages.complete();
+      this.#follow?.unsubscribe();
+      if (this.#channelClosed !== undefined) this.#messages.error(this.#channelClosed);
+      else if (snapshot.reason === 'shutdown') this.#messages.complete();
       else this.#messages.error(unwrap(snapshot.lastError));
     });
   }
@@ -129,9 +217,32 @@ export class ResilientStream<Req, Res> {
     return this.#last;
   }
 
-  /** Opens the first stream. */
+  /** Opens the first stream (with a `channel`, once the channel is READY). */
   start(): void {
+    if (this.#channel !== undefined && this.#follow === undefined && this.manager.snapshot.state !== 'SHUTDOWN') {
+      this.#follow = this.#channel.state$.subscribe((channel) => {
+        this.#channelChanged(channel);
+      });
+    }
     this.manager.connect();
+  }
+
+  /** Holds the stream while its channel cannot carry it, and lets it go on the channel's READY. */
+  #channelChanged(channel: ConnectionSnapshot): void {
+    if (channel.state === 'SHUTDOWN') {
+      this.#channelClosed ??= new ConnectionClosedError("the stream's channel was closed", {
+        cause: channel.lastError,
+      });
+      this.manager.shutdown();
+      return;
+    }
+    if (holds(channel)) {
+      this.manager.pause();
+      // The stream wants a connection: an IDLE channel (lazy, or idled) is asked for one, as a call would.
+      if (channel.state === 'IDLE') this.#channel?.manager.connect();
+    } else {
+      this.manager.resume();
+    }
   }
 
   /** Cancels the current stream and stops for good; `messages$` completes. */
@@ -143,12 +254,16 @@ export class ResilientStream<Req, Res> {
     open: ResilientStreamOptions<Req, Res>['open'],
     request: ResilientStreamOptions<Req, Res>['request'],
     retryOn: readonly Status[],
+    waitForReady: boolean,
   ): Connector<ResponseStream<Res>> {
     return (context) =>
       new Observable<ResponseStream<Res>>((subscriber) => {
         let call: ResponseStream<Res>;
         try {
-          call = open(request(this.#hasLast ? this.#last : undefined), context);
+          call = open(
+            request(this.#hasLast ? this.#last : undefined),
+            openContext(context, new Metadata({ waitForReady })),
+          );
         } catch (error) {
           subscriber.error(permanent(error));
           return undefined;
@@ -170,7 +285,7 @@ export class ResilientStream<Req, Res> {
         const finish = (): void => {
           if (status === undefined || !ended) return;
           const code = status.code;
-          if (retryOn.includes(code)) subscriber.error(new StreamStatusError(status));
+          if (retryOn.includes(code) || isStreamReset(status)) subscriber.error(new StreamStatusError(status));
           else if (code === Status.OK) this.manager.shutdown();
           else subscriber.error(permanent(new StreamStatusError(status)));
         };
@@ -199,4 +314,23 @@ export class ResilientStream<Req, Res> {
         };
       });
   }
+}
+
+/** The attempt's context with the metadata; read through, so the signal is still made on first read. */
+function openContext(context: AttemptContext, metadata: Metadata): StreamOpenContext {
+  return {
+    get attempt() {
+      return context.attempt;
+    },
+    get signal() {
+      return context.signal;
+    },
+    get timeoutAt() {
+      return context.timeoutAt;
+    },
+    reportServing: (serving, reason) => {
+      context.reportServing(serving, reason);
+    },
+    metadata,
+  };
 }

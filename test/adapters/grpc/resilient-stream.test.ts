@@ -60,23 +60,16 @@ function stream(
 
 describe('ResilientStream: a server stream kept alive and resumed from a cursor', () => {
   it.each([
-    // grpc-js 1.10 (the CI run with REDIALER_GRPC_JS) ends the calls of a dropped connection with CANCELLED.
-    {
-      how: 'crash (connections dropped)',
-      stop: (s: TestServer) => s.crash(),
-      retryOn: process.env['REDIALER_GRPC_JS'] === 'grpc-js-1-10' ? [status.UNAVAILABLE, status.CANCELLED] : undefined,
-    },
+    // grpc-js 1.10 ends the calls of a dropped connection with CANCELLED ("Call cancelled"), later
+    // versions with UNAVAILABLE: both are the connection's end, and both resume with the defaults.
+    { how: 'crash (connections dropped)', stop: (s: TestServer) => s.crash() },
     // grpc-js's forceShutdown resets each stream with RST_STREAM(CANCEL): the client sees CANCELLED.
-    {
-      how: 'forceShutdown, CANCELLED retried',
-      stop: (s: TestServer) => s.kill(),
-      retryOn: [status.UNAVAILABLE, status.CANCELLED],
-    },
+    { how: 'forceShutdown (streams reset)', stop: (s: TestServer) => s.kill() },
   ])(
     'across a server restart ($how), every message arrives exactly once when the server replays from the cursor',
-    async ({ stop, retryOn }) => {
+    async ({ stop }) => {
       const { server, client, requests } = await setup(ticker(30, 10));
-      const s = stream(client, retryOn === undefined ? {} : { retryOn });
+      const s = stream(client);
       const log = record(s.state$);
       const all = lastValueFrom(s.messages$.pipe(toArray(), timeout(8000)));
       s.start();
@@ -96,8 +89,8 @@ describe('ResilientStream: a server stream kept alive and resumed from a cursor'
     },
   );
 
-  it('by default a CANCELLED from the server is permanent (only UNAVAILABLE is retried)', async () => {
-    const { server, client } = await setup(ticker(30, 10));
+  it('a CANCELLED the client caused ends the stream: it is not re-opened', async () => {
+    const { client, requests } = await setup(ticker(30, 10));
     const s = stream(client);
     const outcome = lastValueFrom(s.messages$.pipe(timeout(5000))).then(
       () => undefined,
@@ -105,9 +98,49 @@ describe('ResilientStream: a server stream kept alive and resumed from a cursor'
     );
     s.start();
     await firstValueFrom(s.messages$.pipe(take(3), toArray(), timeout(5000)));
-    await server.kill();
-    expect(await outcome).toMatchObject({ code: status.CANCELLED });
+    const ready = s.manager.snapshot;
+    if (ready.state !== 'READY') throw new Error(`expected READY, got ${ready.state}`);
+    ready.connection.cancel();
+    expect(await outcome).toMatchObject({ code: status.CANCELLED, details: 'Cancelled on client' });
     expect(s.manager.snapshot).toMatchObject({ state: 'SHUTDOWN', reason: 'permanent-failure' });
+    expect(requests).toEqual([0]);
+  });
+
+  it('a CANCELLED the server chose (in its status, not a reset) is not in retryOn: it ends the stream', async () => {
+    const { client, requests } = await setup((call) => {
+      call.emit('error', { code: status.CANCELLED, details: 'watch revoked' });
+    });
+    const s = stream(client);
+    const outcome = lastValueFrom(s.messages$.pipe(timeout(5000))).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    s.start();
+    expect(await outcome).toMatchObject({ code: status.CANCELLED, details: 'watch revoked' });
+    expect(requests).toEqual([0]);
+  });
+
+  it('opens ask to wait for READY through the metadata they are given, unless waitForReady is false', async () => {
+    const { client } = await setup(ticker(1, 1));
+    const seen: (boolean | undefined)[] = [];
+    for (const waitForReady of [undefined, false]) {
+      const s = new ResilientStream<CountRequest, Tick>({
+        ...fast,
+        ...(waitForReady === undefined ? {} : { waitForReady }),
+        open: (request, { metadata }) => {
+          seen.push(metadata.getOptions().waitForReady);
+          return client.count(request, metadata);
+        },
+        request: () => ({ from: 0 }),
+      });
+      cleanup.push(() => {
+        s.close();
+      });
+      const done = lastValueFrom(s.messages$.pipe(toArray(), timeout(5000)));
+      s.start();
+      expect((await done).map((m) => m.seq)).toEqual([0]);
+    }
+    expect(seen).toEqual([true, false]);
   });
 
   it('a permanent status ends it: messages$ errors with the status and the stream is not re-opened', async () => {
@@ -207,5 +240,9 @@ describe('ResilientStream: a server stream kept alive and resumed from a cursor'
     expect(() => new ResilientStream({ open } as never)).toThrow(/"request"/);
     expect(() => new ResilientStream({ open, request, retryOn: [99] as never })).toThrow(/retryOn/);
     expect(() => new ResilientStream({ open, request, minUptime: -1 })).toThrow(/minUptime/);
+    expect(() => new ResilientStream({ open, request, waitForReady: 'yes' as never })).toThrow(/"waitForReady"/);
+    expect(() => new ResilientStream({ open, request, channel: {} as never })).toThrow(
+      /option "channel" must be a ManagedChannel/,
+    );
   });
 });

@@ -3,10 +3,11 @@ import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import { Server, ServerCredentials, type sendUnaryData } from '@grpc/grpc-js';
+import { Server, ServerCredentials, type ServerWritableStream, type sendUnaryData } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { greet, greeterService } from '../../examples/grpc-client.js';
+import { type WatchEvent, type WatchRequest, watchConfig, watchService } from '../../examples/grpc-watch.js';
 import { openFeed } from '../../examples/websocket-node.js';
 import type { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
 import { refusedPort } from '../support/refused-port.js';
@@ -49,6 +50,86 @@ describe('examples/grpc-client.ts', () => {
     expect(log).toContain('READY');
     expect(log.at(-1)).toBe('SHUTDOWN');
   });
+});
+
+/** A watch server with 40 revisions of `key`, streamed from `fromRevision` one every 10 ms, then OK. */
+async function startWatchServer(port: number, opened: WatchRequest[]): Promise<Server> {
+  const server = new Server();
+  server.addService(watchService, {
+    watch: (call: ServerWritableStream<WatchRequest, WatchEvent>) => {
+      opened.push(call.request);
+      let revision = call.request.fromRevision;
+      const timer = setInterval(() => {
+        if (revision >= 40) {
+          clearInterval(timer);
+          call.end();
+          return;
+        }
+        call.write({ key: call.request.key, value: `v${String(revision)}`, revision });
+        revision += 1;
+      }, 10);
+      call.on('cancelled', () => {
+        clearInterval(timer);
+      });
+      call.on('close', () => {
+        clearInterval(timer);
+      });
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.bindAsync(`127.0.0.1:${String(port)}`, ServerCredentials.createInsecure(), (error) => {
+      if (error === null) resolve();
+      else reject(error);
+    });
+  });
+  return server;
+}
+
+describe('examples/grpc-watch.ts', () => {
+  it('resumes from the cursor across forceShutdown and a restart: every event once, in order', async () => {
+    const port = await refusedPort();
+    const opened: WatchRequest[] = [];
+    let server = await startWatchServer(port, opened);
+    cleanup.push(() => {
+      server.forceShutdown();
+    });
+    const events: WatchEvent[] = [];
+    const log: string[] = [];
+    const watch = watchConfig(
+      `127.0.0.1:${String(port)}`,
+      'config/',
+      (event) => events.push(event),
+      (line) => log.push(line),
+    );
+    cleanup.push(() => {
+      watch.close();
+    });
+    await vi.waitFor(
+      () => {
+        expect(events.length).toBeGreaterThanOrEqual(10);
+      },
+      { timeout: 5000 },
+    );
+    server.forceShutdown();
+    await vi.waitFor(
+      () => {
+        expect(log.at(-1)).toBe('watch IDLE');
+      },
+      { timeout: 5000 },
+    );
+    server = await startWatchServer(port, opened);
+    await vi.waitFor(
+      () => {
+        expect(log).toContain('watch SHUTDOWN');
+      },
+      { timeout: 10_000 },
+    );
+    expect(events.map((e) => e.revision)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    expect(opened.map((r) => r.fromRevision)).toEqual([0, expect.any(Number)]);
+    expect(opened[1]!.fromRevision).toBeGreaterThanOrEqual(10);
+    expect(log).not.toContain('watch stopped');
+    expect(log.filter((line) => line === 'watch READY')).toHaveLength(2);
+  }, 20_000);
 });
 
 describe('examples/websocket-node.ts', () => {

@@ -653,7 +653,7 @@ function flag<C>(m: MachineState<C>, detail: string): Transition<C> {
 const HANDLERS: HandlerTable = {
   IDLE: {
     connect: (m, _e, env) => {
-      if (isHeld(m)) return noop(m, `connect in IDLE: the resumed attempt starts at ${String(m.timerAt)}`);
+      if (isHeld(m)) return noop(m, 'connect in IDLE: already waiting for the floor on attempt starts');
       if (!m.paused) return startAttempt(m, env, 'connection requested');
       if (isParked(m)) return noop(m, 'connect in IDLE: already waiting for resume()');
       return park(m, env, m.snapshot.lastError, [], 'connection requested; attempts paused until resume()');
@@ -661,12 +661,12 @@ const HANDLERS: HandlerTable = {
     'reset-backoff': (m) => ({ state: { ...m, backoff: undefined }, effects: [], detail: 'backoff reset' }),
     pause: (m, _e, env) =>
       isHeld(m)
-        ? park({ ...m, paused: true }, env, m.snapshot.lastError, [], 'paused: the resumed attempt waits for resume()')
+        ? park({ ...m, paused: true }, env, m.snapshot.lastError, [], 'paused: no attempt until resume()')
         : flag({ ...m, paused: true }, 'paused: no attempt until resume()'),
     idle: (m, _e, env) => {
       if (isHeld(m)) {
         const state = enter(m, { timerAt: undefined }, { ...m.snapshot, since: env.now });
-        return { state, effects: timerEffects(m), detail: 'went idle; the resumed attempt will not start' };
+        return { state, effects: timerEffects(m), detail: 'went idle' };
       }
       if (!isParked(m)) return noop(m, `idle in IDLE: ${NOT_APPLICABLE.idle}`);
       const state = enter(
@@ -699,7 +699,7 @@ const HANDLERS: HandlerTable = {
     timer: (m, _e, env) => {
       const held = { ...m, timerAt: undefined };
       return m.paused
-        ? park(held, env, m.snapshot.lastError, [], 'attempts paused again until resume()')
+        ? park(held, env, m.snapshot.lastError, [], 'the wait is over; attempts paused until resume()')
         : startAttempt(held, env, 'resumed');
     },
   },

@@ -430,7 +430,9 @@ describe('pause and resume (e.g. offline)', () => {
 
     it('meanwhile connect() changes nothing, idle() cancels the attempt, pause() holds it for the next resume()', () => {
       const { state } = held();
-      expect(step(state, { type: 'connect' }, 20, spacing).detail).toMatch(/^ignored: .*resumed attempt starts at 100/);
+      expect(step(state, { type: 'connect' }, 20, spacing).detail).toMatch(
+        /^ignored: connect in IDLE: already waiting for the floor/,
+      );
       const idled = step(state, { type: 'idle' }, 20, spacing);
       expect(idled.effects).toEqual([{ type: 'clear-timer' }]);
       expect(idled.state.timerAt).toBeUndefined();

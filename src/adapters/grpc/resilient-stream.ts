@@ -60,8 +60,12 @@ export interface StreamOpenContext extends AttemptContext {
  * or anything with a connection manager's `state$` and `connect()`.
  */
 export interface StreamChannel {
+  /** The channel's connection snapshots; READY is when the stream may open. */
   readonly state$: Observable<ConnectionSnapshot>;
-  readonly manager: { connect(): void };
+  readonly manager: {
+    /** Asks an IDLE channel for a connection (as a call on it would). */
+    connect(): void;
+  };
 }
 
 /** Options of {@link ResilientStream}. */

@@ -106,4 +106,5 @@ export {
   isFailoverError,
   type ProviderOutcome,
   type FailoverGiveUp,
+  type FailoverErrorOptions,
 } from './failover/failover-error.js';

@@ -71,7 +71,8 @@ interface Flight<P> {
 
 /**
  * Runs one call: `sequence` is its order of provider indices, `deadline` when it must be done on
- * the scheduler clock (Infinity for never), `signal` the caller's (not aborted yet).
+ * the scheduler clock (Infinity for never), `signal` the caller's (not aborted yet), `call` whether
+ * it may be sent again after it may have reached a provider, and the key its attempts are given.
  */
 export function runCall<A, T, P extends CallProvider<A, T>>(
   env: CallEnv<A, T, P>,
@@ -79,11 +80,12 @@ export function runCall<A, T, P extends CallProvider<A, T>>(
   sequence: readonly number[],
   deadline: number,
   signal: AbortSignal | undefined,
+  call: { readonly repeatable: boolean; readonly idempotencyKey: string | undefined },
 ): Promise<T> {
   const { providers: states, rules, scheduler, attemptTimeout, classify, metrics, publish, reward, penalize } = env;
   const now = (): number => scheduler.now();
   return new Promise<T>((resolve, reject) => {
-    let state = initialCallState(deadline, sequence, states.length);
+    let state = initialCallState(deadline, sequence, states.length, call.repeatable);
     /** What each attempt holds outside the decision: its signal, breaker permit and timer. */
     const flights = new Map<number, Flight<P>>();
     /** Permits granted by a breaker and not yet handed to an attempt, by provider. */
@@ -206,6 +208,7 @@ export function runCall<A, T, P extends CallProvider<A, T>>(
             attempt: effect.attempt,
             provider: flight.provider.spec.name,
             deadline: state.deadline,
+            idempotencyKey: call.idempotencyKey,
           };
           let result: T | PromiseLike<T>;
           try {

@@ -83,6 +83,15 @@ export interface CallState {
   /** The pass in progress while a breaker permit is asked for. */
   readonly pump: Pump | undefined;
   readonly settled: boolean;
+  /**
+   * Whether the call may be sent again after it may have reached a provider (`idempotency:
+   * 'idempotent'`): only then does it fail over after such a failure, or hedge.
+   */
+  readonly repeatable: boolean;
+  /** The provider the call may have reached last (a cut, a timeout, a reset after sending). */
+  readonly maybeSentTo: number | undefined;
+  /** A call that is not repeatable may have reached a provider: it stops once that is charged. */
+  readonly stopping: boolean;
 }
 
 /** The call's fixed rules, from the `failover()` options. */
@@ -177,8 +186,16 @@ export interface Decision<T> {
 }
 
 /** The state of a new call. */
-export function initialCallState(deadline: number, sequence: readonly number[], providers: number): CallState {
+export function initialCallState(
+  deadline: number,
+  sequence: readonly number[],
+  providers: number,
+  repeatable = true,
+): CallState {
   return {
+    repeatable,
+    maybeSentTo: undefined,
+    stopping: false,
     deadline,
     sequence,
     attempts: 0,
@@ -244,7 +261,10 @@ function cleanup<T>(s: CallState, reason: unknown, cut: boolean): Decision<T> {
     { type: 'unlisten-abort' },
   ];
   for (const flight of s.flights) {
-    if (cut) state = note(state, flight.provider, 'cut', reason instanceof Error ? reason.message : String(reason));
+    if (cut) {
+      state = note(state, flight.provider, 'cut', reason instanceof Error ? reason.message : String(reason));
+      state = { ...state, maybeSentTo: flight.provider };
+    }
     effects.push({ type: 'end-flight', attempt: flight.attempt, reason });
   }
   effects.push({ type: 'publish' });
@@ -269,6 +289,11 @@ function giveUp<T>(s: CallState, why: FailoverGiveUp, rules: FailoverRules): Dec
     .map((o) => o.error)
     .filter((e) => e !== undefined)
     .at(-1);
+  const maybeSentTo = end.state.maybeSentTo === undefined ? undefined : rules.names[end.state.maybeSentTo];
+  const options = {
+    ...(last === undefined ? {} : { cause: last }),
+    ...(maybeSentTo === undefined ? {} : { maybeSentTo }),
+  };
   return {
     state: end.state,
     effects: [
@@ -282,7 +307,7 @@ function giveUp<T>(s: CallState, why: FailoverGiveUp, rules: FailoverRules): Dec
           error: last,
         },
       },
-      { type: 'reject', error: new FailoverError(why, list, last === undefined ? undefined : { cause: last }) },
+      { type: 'reject', error: new FailoverError(why, list, options) },
     ],
   };
 }
@@ -309,7 +334,12 @@ function step<T>(s: CallState, look: Looking, rules: FailoverRules, before: read
   const { t, floorAt, busy } = pump;
   const flying = s.flights.length;
   let state = s;
-  if (floorAt <= t && flying < rules.maxCopies && (flying === 0 || s.hedgeDue) && s.attempts < rules.maxAttempts) {
+  if (
+    floorAt <= t &&
+    flying < rules.maxCopies &&
+    (flying === 0 || (s.hedgeDue && s.repeatable)) &&
+    s.attempts < rules.maxAttempts
+  ) {
     const candidates = [...s.sequence].sort((x, y) => (s.tries[x] ?? 0) - (s.tries[y] ?? 0));
     for (const provider of candidates) {
       if (busy.includes(provider)) continue;
@@ -342,6 +372,7 @@ function endPump<T>(
     // hedgeDue still set: the last hedge found no provider to start; a failure will pump again.
     if (
       rules.hedgeDelay === Infinity ||
+      !s.repeatable ||
       s.flights.length >= rules.maxCopies ||
       s.hedgeArmed ||
       s.hedgeDue ||
@@ -452,8 +483,10 @@ const HANDLERS: { readonly [K in EventType]: Handler<K> } = {
         ],
       };
     }
+    const maybeSent = e.verdict.sent === 'maybe';
+    const charged: CallState = maybeSent ? { ...left, maybeSentTo: flight.provider, stopping: !s.repeatable } : left;
     return {
-      state: left,
+      state: charged,
       effects: [
         leave,
         { type: 'penalize', attempt: e.attempt, error: e.error, kind: e.kind, reason: e.verdict.reason },
@@ -470,6 +503,11 @@ const HANDLERS: { readonly [K in EventType]: Handler<K> } = {
         state: end.state,
         effects: [{ type: 'publish' }, ...end.effects, { type: 'reject', error: e.policyError }],
       };
+    }
+    // Not idempotent and it may have reached this provider: no other provider may be sent it.
+    if (noted.stopping) {
+      const end = giveUp<T>(noted, 'maybe-sent', rules);
+      return { state: end.state, effects: [{ type: 'publish' }, ...end.effects] };
     }
     return beginPump({ ...noted, hedgeDue: true }, e, rules, [{ type: 'publish' }]);
   },

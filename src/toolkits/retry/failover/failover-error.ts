@@ -19,8 +19,17 @@ export interface ProviderOutcome {
   readonly error: unknown;
 }
 
-/** Why the failover call gave up. */
-export type FailoverGiveUp = 'attempts' | 'deadline' | 'no-provider';
+/**
+ * Why the failover call gave up. `maybe-sent`: the call is not idempotent and may have reached a
+ * provider (its attempt timed out, or failed after it was sent), so no other provider was tried.
+ */
+export type FailoverGiveUp = 'attempts' | 'deadline' | 'no-provider' | 'maybe-sent';
+
+/** Options of {@link FailoverError}. */
+export interface FailoverErrorOptions extends ErrorOptions {
+  /** The provider the call may have reached: cut, timed out, or failed after it was sent. */
+  readonly maybeSentTo?: string;
+}
 
 /**
  * Every provider of a `failover()` call failed or was skipped. `outcomes` says what each one did; the
@@ -28,19 +37,26 @@ export type FailoverGiveUp = 'attempts' | 'deadline' | 'no-provider';
  */
 export class FailoverError extends Error {
   override readonly name = 'FailoverError';
+  /**
+   * The provider the call may have reached (its attempt was cut or timed out, or failed after it was
+   * sent), if any: a non-idempotent operation may have been carried out there.
+   */
+  readonly maybeSentTo: string | undefined;
 
   constructor(
-    /** `attempts`: `maxAttempts` were made; `deadline`: the shared deadline came (or would before any provider is due); `no-provider`: no provider can be tried again. */
+    /** `attempts`: `maxAttempts` were made; `deadline`: the shared deadline came (or would before any provider is due); `no-provider`: no provider can be tried again; `maybe-sent`: see {@link FailoverGiveUp}. */
     readonly reason: FailoverGiveUp,
     /** One entry per provider, in the configured order. */
     readonly outcomes: readonly ProviderOutcome[],
-    options?: ErrorOptions,
+    options?: FailoverErrorOptions,
   ) {
     const lines = outcomes.map((o) => `${o.provider}: ${o.outcome}${o.detail === '' ? '' : ` (${o.detail})`}`);
-    super(
-      `failover gave up (${reason}) after trying ${String(outcomes.length)} providers: ${lines.join('; ')}`,
-      options,
-    );
+    const head =
+      reason === 'maybe-sent'
+        ? `failover stopped: the call may have reached ${options?.maybeSentTo ?? 'a provider'} and is not idempotent, so no other provider was tried`
+        : `failover gave up (${reason}) after trying ${String(outcomes.length)} providers`;
+    super(`${head}: ${lines.join('; ')}`, options);
+    this.maybeSentTo = options?.maybeSentTo;
     brand(this, 'FailoverError');
     markRetriesExhausted(this);
   }

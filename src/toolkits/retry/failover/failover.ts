@@ -35,6 +35,7 @@ import type { RetryEventSink } from '../core/retry-event.js';
 import { serverHint } from '../policy/retry-decision.js';
 import { type FailoverRules, ms } from './failover-decision.js';
 import { type CallEnv, runCall } from './failover-call.js';
+import { isFailoverError } from './failover-error.js';
 import { describeError } from '../../../internal/describe-error.js';
 
 /** What each provider call receives. */
@@ -47,6 +48,11 @@ export interface FailoverAttemptContext {
   readonly provider: string;
   /** When the whole call must be done, on the scheduler clock (Infinity for never). */
   readonly deadline: number;
+  /**
+   * The call's `idempotencyKey`, the same on every attempt: send it to the provider (an
+   * `Idempotency-Key` header) so that it can tell a repeat from a new request.
+   */
+  readonly idempotencyKey: string | undefined;
 }
 
 /** One provider. */
@@ -99,6 +105,17 @@ export interface FailoverOptions {
    * not to retry at all counts as this long), ms. @defaultValue 60000, as for `retry()`
    */
   readonly maxRetryAfter?: number;
+  /**
+   * Whether a call may be sent again once it may have reached a provider (its attempt timed out or
+   * was cut, or failed after the request went out: `classify`'s `sent: 'maybe'`). `idempotent`: it
+   * fails over and hedges as usual. `never` (a payment, an email): such a failure stops the call
+   * with a {@link FailoverError} whose reason is `maybe-sent` and whose `maybeSentTo` names the
+   * provider, no copy is ever sent beside one in flight (no hedging), and a call with an
+   * `idempotencyKey` is from then on sent only to that provider, which can tell the repeat by its
+   * key. A failure that proves nothing was sent (connection refused, 429, 503) fails over either way.
+   * A call can override it. @defaultValue 'idempotent', as for `retry()`
+   */
+  readonly idempotency?: 'idempotent' | 'never';
   /** Permanent failures stop the call at once; transient ones move on. @defaultValue `classify` */
   readonly classify?: Classifier;
   /** Receives attempt, success, give-up and permanent events (a {@link RetryMetrics} counts them). */
@@ -123,6 +140,15 @@ export interface FailoverCallOptions {
    * provider that last served this key goes first while it can be tried. @defaultValue none
    */
   readonly stickyKey?: string;
+  /** This call's idempotency, over the `failover()` option. @defaultValue the option's */
+  readonly idempotency?: 'idempotent' | 'never';
+  /**
+   * The operation's identity (an email's id, an order number), given to every attempt as
+   * `context.idempotencyKey`. With `idempotency: 'never'`, a call with a key that may have reached
+   * a provider is from then on sent only there (see {@link FailoverOptions.idempotency}).
+   * @defaultValue none
+   */
+  readonly idempotencyKey?: string;
 }
 
 /** A provider's state, for UIs and logs. */
@@ -162,6 +188,15 @@ interface ProviderState<A, T> {
 }
 
 const STICKY_LIMIT = 10_000;
+const IDEMPOTENCY = ['idempotent', 'never'] as const;
+
+/** Remembers `key` → `value` in `map`, newest last, forgetting the oldest past {@link STICKY_LIMIT}. */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  const oldest = map.keys().next();
+  if (map.size > STICKY_LIMIT && oldest.done !== true) map.delete(oldest.value);
+}
 
 function isBreaker(value: unknown): value is CircuitBreaker {
   return (
@@ -229,6 +264,7 @@ export function failover<A, T>(
   const maxCopies =
     hedgeDelay === Infinity ? 1 : optionalNumber('maxCopies', raw['maxCopies'], 2, { min: 1, max: 10, integer: true });
   const order = optionalChoice('order', raw['order'], ['priority', 'round-robin', 'weighted'] as const, 'priority');
+  const idempotency = optionalChoice('idempotency', raw['idempotency'], IDEMPOTENCY, 'idempotent');
   const healthWindow = optionalNumber('healthWindow', raw['healthWindow'], 60_000, { min: 1 });
   const maxRetryAfter = optionalNumber('maxRetryAfter', raw['maxRetryAfter'], 60_000, { min: 0, max: MAX_DELAY_MS });
   const classify = optionalFunction<Classifier>('classify', raw['classify'], defaultClassify);
@@ -313,6 +349,8 @@ export function failover<A, T>(
         ],
   );
   const sticky = new Map<string, ProviderState<A, T>>();
+  /** Non-idempotent operations that may have reached a provider, by idempotency key: only it may be sent them. */
+  const pinned = new Map<string, ProviderState<A, T>>();
   let calls = 0;
   const rules: FailoverRules = {
     names: states.map((s) => s.spec.name),
@@ -324,7 +362,8 @@ export function failover<A, T>(
   };
 
   /** The order for one call. */
-  const orderFor = (stickyKey: string | undefined): ProviderState<A, T>[] => {
+  const orderFor = (stickyKey: string | undefined, pin: ProviderState<A, T> | undefined): ProviderState<A, T>[] => {
+    if (pin !== undefined) return [pin];
     let list: ProviderState<A, T>[];
     if (order === 'round-robin') {
       const start = calls % states.length;
@@ -360,17 +399,35 @@ export function failover<A, T>(
     if (stickyKey !== undefined && typeof stickyKey !== 'string') {
       throw new TypeError(`redialer: option "stickyKey" must be a string, got ${describeValue(stickyKey)}`);
     }
+    const idempotencyKey = callRaw['idempotencyKey'];
+    if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || idempotencyKey === '')) {
+      throw new TypeError(
+        `redialer: option "idempotencyKey" must be a non-empty string, got ${describeValue(idempotencyKey)}`,
+      );
+    }
+    const repeatable = optionalChoice('idempotency', callRaw['idempotency'], IDEMPOTENCY, idempotency) === 'idempotent';
     if (signal?.aborted === true) {
       const reason: unknown = signal.reason;
       return new Promise<T>((_resolve, reject) => {
         reject(reason);
       });
     }
-    const sequence = orderFor(stickyKey).map((s) => s.index);
+    const pin = repeatable || idempotencyKey === undefined ? undefined : pinned.get(idempotencyKey);
+    const sequence = orderFor(stickyKey, pin).map((s) => s.index);
     const reward = (provider: ProviderState<A, T>, permit: BreakerPermit | undefined): void => {
       rewardProvider(provider, permit, stickyKey);
+      if (idempotencyKey !== undefined) pinned.delete(idempotencyKey);
     };
-    return runCall({ ...env, reward }, args, sequence, now() + deadlineMs, signal);
+    const result = runCall<A, T, ProviderState<A, T>>({ ...env, reward }, args, sequence, now() + deadlineMs, signal, {
+      repeatable,
+      idempotencyKey,
+    });
+    if (repeatable || idempotencyKey === undefined) return result;
+    return result.catch((error: unknown) => {
+      const at = isFailoverError(error) ? states.find((s) => s.spec.name === error.maybeSentTo) : undefined;
+      if (at !== undefined) remember(pinned, idempotencyKey, at);
+      throw error;
+    });
   };
 
   /** A success resets the provider: its backoff, failures and (with a sticky key) the key's home. */
@@ -385,12 +442,7 @@ export function failover<A, T>(
     state.backoff = undefined;
     state.nextEligibleAt = -Infinity;
     state.failures = 0;
-    if (stickyKey !== undefined) {
-      sticky.delete(stickyKey);
-      sticky.set(stickyKey, state);
-      const oldest = sticky.keys().next();
-      if (sticky.size > STICKY_LIMIT && oldest.done !== true) sticky.delete(oldest.value);
-    }
+    if (stickyKey !== undefined) remember(sticky, stickyKey, state);
   };
 
   /**

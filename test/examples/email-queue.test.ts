@@ -33,6 +33,9 @@ describe.skipIf(skip)('examples/email-queue', () => {
     expect(summary).toMatch(/provider down: \d+ calls: 0 sent, 0 × 429, [1-9]\d* refused.*breaker (open|half-open)/);
     expect(summary).toMatch(/provider throttled: \d+ calls: \d+ sent, [1-4] × 429/);
     expect(summary).toMatch(/retry budget: shared/);
+    // idempotency: 'never' with the email's id as idempotencyKey: an email cut at its attempt timeout
+    // (and then delivered by the slow provider) is retried only there, which tells the repeat by its key.
+    expect(summary).toMatch(/delivered twice: 0$/m);
     const dead = summary.match(/dead letter: (mail-\d+) to (\S+) after 1 attempt\(s\): HTTP 400/g) ?? [];
     expect(dead.map((line) => /to (\S+)/.exec(line)![1]).sort()).toEqual([
       'nobody17@example.invalid',

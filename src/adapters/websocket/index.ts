@@ -30,7 +30,7 @@ export type { Event, ListenersMap, Options, WebSocketEventMap } from './peer-typ
 export { WebSocketCloseError, isWebSocketCloseError } from './websocket-close-error.js';
 export { HeartbeatTimeoutError, isHeartbeatTimeoutError } from './heartbeat-timeout-error.js';
 export type { HeartbeatOptions } from './heartbeat.js';
-export type { EnvironmentLike, EventTargetLike } from './environment-watch.js';
+export type { EnvironmentLike, EventTargetLike } from '../../internal/environment-watch.js';
 export {
   ReadyState,
   type CloseEventLike,

@@ -14,7 +14,7 @@ import { defineDispose, type DisposableWhereDeclared } from '../../internal/disp
 import { happyEyeballs } from '../../connectors/happy-eyeballs.js';
 import { reportUnhandledError } from '../../internal/report-unhandled-error.js';
 import { LatestSubject } from '../../internal/latest-subject.js';
-import { isOffline, watchEnvironment } from './environment-watch.js';
+import { isOffline, watchEnvironment } from '../../internal/environment-watch.js';
 import { type Heartbeat, startHeartbeat } from './heartbeat.js';
 import { HeartbeatTimeoutError } from './heartbeat-timeout-error.js';
 import { toMessage } from './message-payload.js';

@@ -25,7 +25,7 @@ import {
   optionalScheduler,
 } from '../../internal/validate.js';
 import { DEFAULT_PERMANENT_CLOSE_CODES } from './close-policy.js';
-import type { EnvironmentLike } from './environment-watch.js';
+import type { EnvironmentLike } from '../../internal/environment-watch.js';
 import type { HeartbeatConfig, HeartbeatOptions } from './heartbeat.js';
 import { toMessage } from './message-payload.js';
 import type { CloseEventLike, ProtocolsProvider, UrlProvider, WebSocketConstructor } from './websocket-types.js';

@@ -23,7 +23,7 @@ export const LAYERS = [
   { folder: 'core', name: 'core', may: ['backoff', 'errors', 'internal'] },
   { folder: 'connectors', name: 'connectors', may: ['core', 'backoff', 'errors', 'internal'] },
   { folder: 'testing', name: 'testing', may: ['core', 'backoff', 'errors', 'internal'] },
-  ...['grpc', 'websocket', 'react'].map((name) => ({
+  ...['grpc', 'websocket', 'sse', 'react'].map((name) => ({
     folder: `adapters/${name}`,
     name,
     may: ['core', 'backoff', 'connectors', 'errors', 'internal'],

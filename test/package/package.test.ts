@@ -57,6 +57,7 @@ describe('browser-safe entries import only what they declare', () => {
     ['dist/index.js', ['rxjs']],
     ['dist/testing/index.js', ['pure-rand', 'rxjs']],
     ['dist/adapters/websocket/index.js', ['rxjs']],
+    ['dist/adapters/sse/index.js', ['rxjs']],
     ['dist/toolkits/retry/index.js', ['rxjs']],
     ['dist/tools/simulator/index.js', ['pure-rand', 'rxjs']],
     ['dist/adapters/react/index.js', ['react', 'rxjs']],
@@ -92,6 +93,7 @@ describe('browser-safe entries import only what they declare', () => {
       'dist/index.js',
       'dist/testing/index.js',
       'dist/adapters/websocket/index.js',
+      'dist/adapters/sse/index.js',
       'dist/toolkits/retry/index.js',
       'dist/tools/simulator/index.js',
     ]) {

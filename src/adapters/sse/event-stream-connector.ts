@@ -53,7 +53,7 @@ export interface EventStreamRequest {
 export interface EventStreamSink {
   /** The cursor to send as `Last-Event-ID` (`""`: none). */
   lastEventId(): string;
-  /** The cursor moved (an `id` field, dispatched or not). */
+  /** The cursor moved (a block with an `id` field ended, with data or not). */
   cursor(id: string): void;
   event(event: ParsedEvent): void;
 }
@@ -136,8 +136,10 @@ export function eventStreamConnector(
         armIdle();
         const parser = new EventStreamParser(
           {
+            cursor: (id) => {
+              sink.cursor(id);
+            },
             event: (event) => {
-              sink.cursor(event.lastEventId);
               sink.event(event);
             },
             retry: (ms) => {
@@ -154,7 +156,6 @@ export function eventStreamConnector(
             if (chunk.done || over()) break;
             armIdle();
             parser.feed(chunk.value);
-            if (parser.lastEventId !== sink.lastEventId()) sink.cursor(parser.lastEventId);
           }
         }
         parser.end();

@@ -2,8 +2,9 @@
  * A streaming parser of the `text/event-stream` format, as WHATWG HTML §9.2.6 ("Interpreting an event
  * stream") specifies it: lines end with CRLF, LF or CR (also across chunks); a leading BOM is dropped;
  * a line starting with a colon is a comment; `field: value` (one leading space dropped) or `field`
- * alone; `data` lines join with LF; `event` sets the type; `id` sets the last event ID unless its
- * value contains NUL, and does so even for an event that is not dispatched; `retry` counts only when
+ * alone; `data` lines join with LF; `event` sets the type; `id` sets the last event ID buffer unless
+ * its value contains NUL, and the blank line that ends the block makes it the cursor (the last event
+ * ID string), also for a block without data, which dispatches nothing; `retry` counts only when
  * its value is all ASCII digits; unknown fields are ignored; a blank line dispatches the event if its
  * data buffer is not empty.
  *
@@ -23,6 +24,8 @@ export interface ParsedEvent {
 
 /** What the parser reports. */
 export interface ParserHandlers {
+  /** The cursor moved: a block ended with a new last event ID (before its event, if it has one). */
+  cursor?(id: string): void;
   /** An event was dispatched (a blank line ended a block with data). */
   event(event: ParsedEvent): void;
   /** A valid `retry` field: the reconnection time the server asks for, ms. */
@@ -35,6 +38,9 @@ const CR = 13;
 /** A parser for one response body; `feed` decoded text as it arrives, `lastEventId` across lines. */
 export class EventStreamParser {
   readonly #handlers: ParserHandlers;
+  /** The last event ID buffer: what the block being read has set so far. */
+  #buffer: string;
+  /** The last event ID string: the buffer as the last ended block left it. */
   #lastEventId: string;
   #pending = '';
   /** The previous chunk ended with CR: a LF starting the next one belongs to it. */
@@ -45,10 +51,11 @@ export class EventStreamParser {
 
   constructor(handlers: ParserHandlers, lastEventId = '') {
     this.#handlers = handlers;
+    this.#buffer = lastEventId;
     this.#lastEventId = lastEventId;
   }
 
-  /** The last event ID buffer: what a reconnect sends as `Last-Event-ID`. */
+  /** The cursor: the last event ID as of the last ended block, what a reconnect sends as `Last-Event-ID`. */
   get lastEventId(): string {
     return this.#lastEventId;
   }
@@ -78,9 +85,10 @@ export class EventStreamParser {
     this.#pending += chunk.slice(start);
   }
 
-  /** The stream ended: an incomplete event is discarded, as the spec says. */
+  /** The stream ended: an incomplete event (and an `id` of it) is discarded, as the spec says. */
   end(): void {
     this.#pending = '';
+    this.#buffer = this.#lastEventId;
     this.#data = [];
     this.#type = '';
   }
@@ -103,7 +111,7 @@ export class EventStreamParser {
         this.#type = value;
         return;
       case 'id':
-        if (!value.includes('\0')) this.#lastEventId = value;
+        if (!value.includes('\0')) this.#buffer = value;
         return;
       case 'retry':
         if (/^[0-9]+$/.test(value)) this.#handlers.retry(Number(value));
@@ -118,6 +126,10 @@ export class EventStreamParser {
     const type = this.#type;
     this.#data = [];
     this.#type = '';
+    if (this.#buffer !== this.#lastEventId) {
+      this.#lastEventId = this.#buffer;
+      this.#handlers.cursor?.(this.#lastEventId);
+    }
     if (data.length === 0) return;
     this.#handlers.event({
       type: type === '' ? 'message' : type,

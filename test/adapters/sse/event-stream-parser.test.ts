@@ -117,6 +117,22 @@ describe('EventStreamParser (WHATWG HTML §9.2.6)', () => {
     );
   });
 
+  it('an id in a block that never ended does not move the cursor (a cut stream resumes before that event)', () => {
+    const cursors: string[] = [];
+    const parser = new EventStreamParser({
+      event: () => undefined,
+      retry: () => undefined,
+      cursor: (id) => cursors.push(id),
+    });
+    parser.feed('id: 1\ndata: a\n\nid: 2\ndata: b');
+    expect(parser.lastEventId).toBe('1');
+    parser.end();
+    expect(parser.lastEventId).toBe('1');
+    expect(cursors).toEqual(['1']);
+    parser.feed('\n\n');
+    expect(cursors).toEqual(['1']);
+  });
+
   it('starts from the cursor it is given', () => {
     expect(parse(['data: a\n\n'], '41').events[0]?.lastEventId).toBe('41');
   });

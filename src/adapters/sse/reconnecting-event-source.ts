@@ -23,6 +23,7 @@ import {
   optionalNumber,
   schedulerOption,
 } from '../../internal/validate.js';
+import { reportUnhandledError, type UnhandledErrorHandler } from '../../internal/report-unhandled-error.js';
 import { without } from '../../internal/without.js';
 import { type EnvironmentLike, isOffline, watchEnvironment } from '../../internal/environment-watch.js';
 import { type EventStreamConnection, type EventStreamHeaders, eventStreamConnector } from './event-stream-connector.js';
@@ -88,6 +89,7 @@ export class ReconnectingEventSource extends EventTarget {
   #lastEventId: string;
   readonly #origin: string;
   #stopWatching: (() => void) | undefined;
+  readonly #onUnhandledError: UnhandledErrorHandler | undefined;
 
   constructor(url: string | URL, options: ReconnectingEventSourceOptions = {}) {
     super();
@@ -125,6 +127,7 @@ export class ReconnectingEventSource extends EventTarget {
     });
     const environment = (raw['environment'] ?? globalThis) as EnvironmentLike;
     const scheduler = schedulerOption(raw['scheduler'], asyncScheduler);
+    this.#onUnhandledError = options.onUnhandledError;
     const managerOptions = without(
       options,
       'withCredentials',
@@ -232,23 +235,13 @@ export class ReconnectingEventSource extends EventTarget {
     this.dispatchEvent(event);
   }
 
-  /** Calls an `on…` handler; what it throws is reported, as EventTarget reports a listener's. */
+  /** Calls an `on…` handler; what it throws goes where the manager's own unhandled errors go. */
   #call<E extends Event>(handler: ((this: ReconnectingEventSource, event: E) => unknown) | null, event: E): void {
     if (handler === null) return;
     try {
       handler.call(this, event);
     } catch (error) {
-      reportError(error);
+      reportUnhandledError(error, this.#onUnhandledError);
     }
   }
-}
-
-/** Reports an exception of the application's code without breaking the stream, as a listener's would be. */
-function reportError(error: unknown): void {
-  const report = (globalThis as { reportError?: (error: unknown) => void }).reportError;
-  if (typeof report === 'function') report(error);
-  else
-    queueMicrotask(() => {
-      throw error;
-    });
 }

@@ -272,6 +272,9 @@ function run(
         return stream;
       },
     });
+    // Past MAX_ATTEMPTS connections the server stops answering (as nthBehaviour makes every generated
+    // server do), so that a schedule allowed to reconnect at once (0 backoff, floor off) ends its run.
+    if (connections.length > MAX_ATTEMPTS) return session;
     at(script.after, () => {
       if (!connection.open) return;
       session.emit('remoteSettings', {});

@@ -47,6 +47,8 @@ export { BackoffPolicyError, isBackoffPolicyError } from './errors/backoff-polic
 export { isGracefulEnd, markGracefulEnd } from './errors/graceful-end.js';
 export { ShutdownError, isShutdownError } from './errors/shutdown-error.js';
 export { ConnectionClosedError, isConnectionClosedError } from './errors/connection-closed-error.js';
+export { type CannotResumeError, isCannotResumeError } from './errors/cannot-resume-error.js';
+export { ResumeCursor, type ResumeCursorOptions } from './core/resume-cursor.js';
 export { type NotServingError, type NotServingErrorOptions, isNotServingError } from './errors/not-serving-error.js';
 export { RetryAfterError, isRetryAfterError, retryAfter, retryAfterDelayOf } from './errors/retry-after-error.js';
 export { type UnhandledErrorHandler } from './internal/report-unhandled-error.js';

@@ -1,8 +1,10 @@
 /**
  * The schedule invariant (test/support/connection-schedule.ts) for `ResilientStream`, on virtual time:
- * its opens are attempts, scripted by a generated server (headers after a latency and an end with
- * UNAVAILABLE or a reset after an uptime, a failure before any headers, or silence), with any policy
- * and manager options. With `channel`, a generated channel goes READY and away at generated times;
+ * its opens are attempts, scripted by a generated server (headers and a message after a latency and an
+ * end with UNAVAILABLE, a reset or OUT_OF_RANGE after an uptime, a failure before any headers, or
+ * silence), with any policy and manager options. Each message is the stream's cursor: OUT_OF_RANGE
+ * to an open that resumed from one is a refusal to resume (one `resync$` signal, and the next open
+ * starts from the beginning), to an open without one a permanent end (no open after it). With `channel`, a generated channel goes READY and away at generated times;
  * the checker is told those spells as the stream sees them: no open while the channel is not READY
  * (an offline spell), the channel's READY a moment worth retrying at once (a wake); the streams open
  * on a channel that goes away end with UNAVAILABLE, as grpc-js ends them. And nothing is left after
@@ -11,10 +13,11 @@
  * Cases per run: 150 with a channel, 100 without.
  */
 import { EventEmitter } from 'node:events';
+import { status } from '@grpc/grpc-js';
 import fc from 'fast-check';
 import { BehaviorSubject, type Subscription } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { ResilientStream, type ResponseStream } from '../../src/adapters/grpc/index.js';
+import { isStreamStatusError, ResilientStream, type ResponseStream } from '../../src/adapters/grpc/index.js';
 import type { ConnectionSnapshot } from '../../src/index.js';
 import { createVirtualClock, type VirtualClock } from '../../src/testing/index.js';
 import {
@@ -41,17 +44,25 @@ import { latency, nthBehaviour, uptime } from './support/servers.js';
 
 const UNAVAILABLE = 14;
 const CANCELLED = 1;
+const OUT_OF_RANGE = status.OUT_OF_RANGE;
+
+/**
+ * How a stream ends: UNAVAILABLE, a reset (CANCELLED that the client did not cause), or OUT_OF_RANGE,
+ * which refuses to resume an open that had a cursor and is permanent for one that had none.
+ */
+type EndKind = 'unavailable' | 'reset' | 'out-of-range';
+const endKind = fc.constantFrom<EndKind>('unavailable', 'reset', 'out-of-range');
 
 /** What the server does with one open. */
 type OpenScript =
   | { readonly kind: 'silent' }
-  | { readonly kind: 'fails'; readonly after: number; readonly reset: boolean }
-  | { readonly kind: 'up'; readonly after: number; readonly uptime: number; readonly reset: boolean };
+  | { readonly kind: 'fails'; readonly after: number; readonly end: EndKind }
+  | { readonly kind: 'up'; readonly after: number; readonly uptime: number; readonly end: EndKind };
 
 const openScript: fc.Arbitrary<OpenScript> = fc.oneof(
   fc.constant({ kind: 'silent' as const }),
-  fc.record({ kind: fc.constant('fails' as const), after: latency, reset: fc.boolean() }),
-  fc.record({ kind: fc.constant('up' as const), after: latency, uptime, reset: fc.boolean() }),
+  fc.record({ kind: fc.constant('fails' as const), after: latency, end: endKind }),
+  fc.record({ kind: fc.constant('up' as const), after: latency, uptime, end: endKind }),
 );
 const openScripts = fc.array(openScript, { minLength: 1, maxLength: 6 });
 
@@ -75,6 +86,20 @@ interface Served {
   end?: AttemptEnd;
   readonly call: FakeCall;
   readonly timers: Subscription[];
+  /** The cursor its request carried (the seq of the last message delivered), if any. */
+  readonly cursor: number | undefined;
+  /** Ended with OUT_OF_RANGE: a refusal to resume if it had a cursor, else permanent. */
+  outOfRange: boolean;
+}
+
+/** The message each healthy stream sends, numbered across the run: the stream's cursor. */
+interface Message {
+  readonly seq: number;
+}
+
+/** The request of each open: the cursor it resumes from. */
+interface Request {
+  readonly from: number | undefined;
 }
 
 /** Enough of a grpc-js ClientReadableStream for ResilientStream: events, and cancel(). */
@@ -99,9 +124,9 @@ function fakeServer(clock: VirtualClock, scripts: readonly OpenScript[]) {
     record.call.emit('status', { code, details, metadata: {} });
     record.call.emit('end');
   };
-  const open = (): ResponseStream<never> => {
+  const open = (request: Request): ResponseStream<Message> => {
     const call = new FakeCall();
-    const record: Served = { start: clock.now(), call, timers: [] };
+    const record: Served = { start: clock.now(), call, timers: [], cursor: request.from, outOfRange: false };
     served.push(record);
     const originalCancel = call.cancel.bind(call);
     call.cancel = () => {
@@ -123,29 +148,40 @@ function fakeServer(clock: VirtualClock, scripts: readonly OpenScript[]) {
       );
     };
     const script = nthBehaviour(scripts, served.length - 1, { kind: 'silent' });
-    const endWith = (reset: boolean): void => {
-      if (reset) ends(record, CANCELLED, 'Call cancelled');
-      else ends(record, UNAVAILABLE, 'the service is moving');
+    const endWith = (end: EndKind): void => {
+      if (end === 'reset') ends(record, CANCELLED, 'Call cancelled');
+      else if (end === 'unavailable') ends(record, UNAVAILABLE, 'the service is moving');
+      else {
+        record.outOfRange = true;
+        if (record.cursor === undefined) {
+          // Permanent: the end is the stream's own, not a failure the schedule follows.
+          for (const timer of record.timers) timer.unsubscribe();
+          record.end = { kind: 'stopped', at: clock.now() };
+          call.emit('status', { code: OUT_OF_RANGE, details: 'no such revision', metadata: {} });
+          call.emit('end');
+        } else ends(record, OUT_OF_RANGE, 'compacted');
+      }
     };
     switch (script.kind) {
       case 'silent':
         break;
       case 'fails':
         at(script.after, () => {
-          endWith(script.reset);
+          endWith(script.end);
         });
         break;
       case 'up':
         at(script.after, () => {
           record.readyAt = clock.now();
           call.emit('metadata', {});
+          call.emit('data', { seq: served.length } satisfies Message);
           at(script.uptime, () => {
-            endWith(script.reset);
+            endWith(script.end);
           });
         });
         break;
     }
-    return call as unknown as ResponseStream<never>;
+    return call as unknown as ResponseStream<Message>;
   };
   /** The channel's connection went away: its streams end as grpc-js ends them. */
   const connectionLost = (): void => {
@@ -208,25 +244,29 @@ function runStream(
   const played = channelSpec === undefined ? undefined : playChannel(clock, channelSpec, server.connectionLost);
   const { attemptSpacing, ...rest } = options;
   const rules: ScheduleRules = { backoff, ...options };
-  const stream = new ResilientStream<unknown, never>({
+  const stream = new ResilientStream<Request, Message>({
     ...rest,
     ...(attemptSpacing === undefined ? {} : { attemptSpacing }),
     backoff,
     scheduler: clock.scheduler,
     random: randomOf(random),
     ...(played === undefined ? {} : { channel: played.channel }),
-    open: () => server.open(),
-    request: () => ({}),
+    open: (request) => server.open(request),
+    request: (last) => ({ from: last?.seq }),
   });
-  // A permanent end (none is scripted) would show as an error here.
+  // The one permanent end scripted is OUT_OF_RANGE without a cursor; any other would show here.
   let ended: unknown;
   stream.messages$.subscribe({ error: (error: unknown) => (ended = error) });
+  let resyncs = 0;
+  stream.resync$.subscribe(() => (resyncs += 1));
   try {
     stream.start();
     runUntilQuiet(
       clock,
       longestAllowedWait(rules) + 1000,
-      () => server.served.length >= MAX_ATTEMPTS && clock.now() >= (played?.over ?? 0),
+      () =>
+        (server.served.length >= MAX_ATTEMPTS && clock.now() >= (played?.over ?? 0)) ||
+        stream.manager.snapshot.state === 'SHUTDOWN',
     );
   } finally {
     server.state.stopping = true;
@@ -237,8 +277,19 @@ function runStream(
   clock.advanceBy(0);
   const attempts: TracedAttempt[] = server.served.map(({ start, end: e }) => ({ start, end: e }));
   const problems = scheduleViolations({ attempts, end, ...browser }, rules);
-  if (ended !== undefined)
+  const stopAt = server.served.findIndex((s) => s.outOfRange && s.cursor === undefined);
+  if (stopAt >= 0 && server.served.length > stopAt + 1)
+    problems.push(`open ${String(stopAt + 2)} after OUT_OF_RANGE ended open ${String(stopAt + 1)} for good`);
+  if (ended !== undefined && !(stopAt >= 0 && isStreamStatusError(ended) && ended.code === OUT_OF_RANGE))
     problems.push(`the stream ended: ${ended instanceof Error ? ended.message : JSON.stringify(ended)}`);
+  const refusals = server.served.filter((s) => s.outOfRange && s.cursor !== undefined);
+  if (resyncs !== refusals.length)
+    problems.push(`${String(resyncs)} resync$ signals for ${String(refusals.length)} refusals to resume`);
+  server.served.forEach((s, i) => {
+    const next = server.served[i + 1];
+    if (s.outOfRange && s.cursor !== undefined && next?.cursor !== undefined)
+      problems.push(`open ${String(i + 2)} resumed from ${String(next.cursor)} after a refusal to resume`);
+  });
   const open = server.served.filter((s) => s.end === undefined);
   if (open.length > 0) problems.push(`${String(open.length)} calls open after close()`);
   if (clock.pendingTimers() > 0) problems.push(`${String(clock.pendingTimers())} timers left after close()`);

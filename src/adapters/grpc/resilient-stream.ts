@@ -30,6 +30,8 @@ import type { ConnectionManagerOptions } from '../../core/connection-options.js'
 import type { ConnectionSnapshot } from '../../core/connection-snapshot.js';
 import type { AttemptContext, Connector } from '../../core/connector.js';
 import { ConnectionClosedError } from '../../errors/connection-closed-error.js';
+import type { CannotResumeError } from '../../errors/cannot-resume-error.js';
+import { ResumeCursor } from '../../core/resume-cursor.js';
 import { isPermanentError, permanent } from '../../errors/permanent-error.js';
 import {
   checkOptionsObject,
@@ -78,7 +80,10 @@ export interface ResilientStreamOptions<Req, Res> extends Omit<
    * request). Required.
    */
   readonly open: (request: Req, context: StreamOpenContext) => ResponseStream<Res>;
-  /** Builds the request of each (re)open from the last message seen (`undefined` before the first). Required. */
+  /**
+   * Builds the request of each (re)open from the last message delivered (`undefined` before the
+   * first, and after the server refused to resume: see `cannotResume`). Required.
+   */
   readonly request: (last: Res | undefined) => Req;
   /**
    * Statuses that re-open the stream after the backoff; any other status ends it (`messages$` errors
@@ -104,6 +109,19 @@ export interface ResilientStreamOptions<Req, Res> extends Omit<
    * @defaultValue true
    */
   readonly waitForReady?: boolean;
+  /**
+   * Whether `message` comes after `last` (the last message delivered): with it, messages that do not
+   * are replays of ones already delivered (a server that resumes inclusively, or replays a window) and
+   * are dropped. @defaultValue none: every message is delivered
+   */
+  readonly isAfter?: (message: Res, last: Res) => boolean;
+  /**
+   * Whether a status that ends a stream opened from a cursor says the server cannot resume from it
+   * (the revision was compacted): the stream then forgets its cursor, `resync$` gives a
+   * {@link CannotResumeError}, and it re-opens from the beginning (`request(undefined)`) on the
+   * schedule. Not asked for a stream opened without a cursor. @defaultValue status `OUT_OF_RANGE`
+   */
+  readonly cannotResume?: (status: StatusObject) => boolean;
 }
 
 const STATUS_CODES = new Set<number>(
@@ -176,9 +194,14 @@ export class ResilientStream<Req, Res> {
   readonly state$: Observable<ConnectionSnapshot<ResponseStream<Res>>>;
   /** The manager that re-opens the stream; `resetBackoff()`, `waitForStateChange()`… */
   readonly manager: ConnectionManager<ResponseStream<Res>>;
+  /**
+   * Every refusal to resume (see `cannotResume`), before the stream re-opens from the beginning: the
+   * moment to drop what was built from earlier messages and refetch it. Completes with `messages$`.
+   */
+  readonly resync$: Observable<CannotResumeError<Res>>;
   readonly #messages = new Subject<Res>();
-  #last: Res | undefined;
-  #hasLast = false;
+  /** The position: the last message delivered. */
+  readonly #cursor: ResumeCursor<Res>;
   readonly #channel: StreamChannel | undefined;
   /** Following the channel: from `start()` to the end. */
   #follow: Subscription | undefined;
@@ -199,17 +222,35 @@ export class ResilientStream<Req, Res> {
     const minUptime = optionalNumber('minUptime', raw['minUptime'], 0, { min: 0, max: MAX_DELAY_MS });
     this.#channel = checkChannel(raw['channel']);
     const waitForReady = optionalBoolean('waitForReady', raw['waitForReady'], true);
-    const managerOptions = without(options, 'open', 'request', 'retryOn', 'channel', 'waitForReady');
+    const isAfter = optionalFunction<(message: Res, last: Res) => boolean>('isAfter', raw['isAfter']);
+    const cannotResume = optionalFunction<(status: StatusObject) => boolean>(
+      'cannotResume',
+      raw['cannotResume'],
+      (status) => status.code === Status.OUT_OF_RANGE,
+    );
+    this.#cursor = new ResumeCursor<Res>({ isAfter });
+    const managerOptions = without(
+      options,
+      'open',
+      'request',
+      'retryOn',
+      'channel',
+      'waitForReady',
+      'isAfter',
+      'cannotResume',
+    );
     this.manager = new ConnectionManager<ResponseStream<Res>>({
       ...managerOptions,
       minUptime,
-      connector: this.#connector(open, request, retryOn, waitForReady),
+      connector: this.#connector(open, request, { retryOn, waitForReady, cannotResume }),
     });
     this.state$ = this.manager.state$;
     this.messages$ = this.#messages.asObservable();
+    this.resync$ = this.#cursor.resync$;
     this.manager.state$.subscribe((snapshot) => {
       if (snapshot.state !== 'SHUTDOWN') return;
       this.#follow?.unsubscribe();
+      this.#cursor.complete();
       if (this.#channelClosed !== undefined) this.#messages.error(this.#channelClosed);
       else if (snapshot.reason === 'shutdown') this.#messages.complete();
       else this.#messages.error(unwrap(snapshot.lastError));
@@ -218,7 +259,7 @@ export class ResilientStream<Req, Res> {
 
   /** The last message seen, if any (the cursor the next request is built from). */
   get last(): Res | undefined {
-    return this.#last;
+    return this.#cursor.current;
   }
 
   /** Opens the first stream (with a `channel`, once the channel is READY). */
@@ -254,20 +295,32 @@ export class ResilientStream<Req, Res> {
     this.manager.shutdown();
   }
 
+  /** A refusal to resume `from`, if `status` is one (asked only of a stream opened from a cursor). */
+  #refused(
+    from: Res | undefined,
+    status: StatusObject,
+    cannotResume: (status: StatusObject) => boolean,
+  ): CannotResumeError<Res> | undefined {
+    if (from === undefined || !cannotResume(status)) return undefined;
+    return this.#cursor.refuse(from, new StreamStatusError(status));
+  }
+
   #connector(
     open: ResilientStreamOptions<Req, Res>['open'],
     request: ResilientStreamOptions<Req, Res>['request'],
-    retryOn: readonly Status[],
-    waitForReady: boolean,
+    rules: {
+      readonly retryOn: readonly Status[];
+      readonly waitForReady: boolean;
+      readonly cannotResume: (status: StatusObject) => boolean;
+    },
   ): Connector<ResponseStream<Res>> {
+    const { retryOn, waitForReady, cannotResume } = rules;
     return (context) =>
       new Observable<ResponseStream<Res>>((subscriber) => {
         let call: ResponseStream<Res>;
+        const from = this.#cursor.open();
         try {
-          call = open(
-            request(this.#hasLast ? this.#last : undefined),
-            openContext(context, new Metadata({ waitForReady })),
-          );
+          call = open(request(from), openContext(context, new Metadata({ waitForReady })));
         } catch (error) {
           subscriber.error(permanent(error));
           return undefined;
@@ -282,14 +335,28 @@ export class ResilientStream<Req, Res> {
         };
         const onData = (message: Res): void => {
           proven();
-          this.#last = message;
-          this.#hasLast = true;
-          this.#messages.next(message);
+          let fresh: boolean;
+          try {
+            fresh = this.#cursor.accept(message);
+          } catch (error) {
+            // The app's isAfter threw: the stream cannot tell replays from news, so it stops.
+            subscriber.error(permanent(error));
+            return;
+          }
+          if (fresh) this.#messages.next(message);
         };
         const finish = (): void => {
           if (status === undefined || !ended) return;
           const code = status.code;
-          if (retryOn.includes(code) || isStreamReset(status)) subscriber.error(new StreamStatusError(status));
+          let refused: CannotResumeError<Res> | undefined;
+          try {
+            refused = code === Status.OK ? undefined : this.#refused(from, status, cannotResume);
+          } catch (error) {
+            subscriber.error(permanent(error));
+            return;
+          }
+          if (refused !== undefined) subscriber.error(refused);
+          else if (retryOn.includes(code) || isStreamReset(status)) subscriber.error(new StreamStatusError(status));
           else if (code === Status.OK) this.manager.shutdown();
           else subscriber.error(permanent(new StreamStatusError(status)));
         };

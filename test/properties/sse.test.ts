@@ -2,8 +2,10 @@
  * The schedule invariant (test/support/connection-schedule.ts) for `ReconnectingEventSource`, on
  * virtual time, against generated servers behind a fake `fetch`: each request is answered after a
  * latency with a stream that lives for a while (sending a `retry:` field or not), ends at once, or
- * with 204, 404, 408, 429 or 503 (with or without `Retry-After`), 500, a wrong content type, a
- * network error, or never. Any backoff policy and manager options. The hints the checker is told
+ * with 204, 404, 408, 409, 410, 429 or 503 (with or without `Retry-After`), 500, a wrong content
+ * type, a network error, or never. Each stream's event carries an id, so a 409 or 410 to a request
+ * that sent it is a refusal to resume: a failed attempt (with its `Retry-After`), one `resync$`
+ * signal, and the next request sends no `Last-Event-ID`; to a request without a cursor, permanent. Any backoff policy and manager options. The hints the checker is told
  * are the ones the protocol gives: `Retry-After` on that failure, and the last `retry:` the source
  * received on every later end. And nothing is left after `close()`: no timer, no request or body
  * open. A permanent answer (204, 404, a wrong type) must end the run: no attempt after it.
@@ -53,7 +55,7 @@ const answer: fc.Arbitrary<Answer> = fc.oneof(
   fc.record({
     kind: fc.constant('status' as const),
     after: latency,
-    status: fc.constantFrom(204, 404, 408, 429, 500, 503),
+    status: fc.constantFrom(204, 404, 408, 409, 410, 429, 500, 503),
     retryAfter: fc.option(fc.integer({ min: 0, max: 90 }), { nil: undefined }),
   }),
   fc.record({ kind: fc.constant('wrong-type' as const), after: latency }),
@@ -69,6 +71,8 @@ const answer: fc.Arbitrary<Answer> = fc.oneof(
 const answers = fc.array(answer, { minLength: 1, maxLength: 6 });
 
 const PERMANENT = new Set([204, 404]);
+/** Answers that refuse to resume when the request sent a cursor, and are permanent when it sent none. */
+const REFUSALS = new Set([409, 410]);
 
 /** One request as the fake server records it. */
 interface Served {
@@ -78,13 +82,24 @@ interface Served {
   /** Whether its body (or the request itself) is still open. */
   open: boolean;
   permanent: boolean;
+  /** The `Last-Event-ID` it sent, if any. */
+  readonly cursor: string | undefined;
+  /** Its answer refused to resume from that cursor. */
+  refused: boolean;
 }
 
 function fakeServer(clock: VirtualClock, script: readonly Answer[]) {
   const served: Served[] = [];
   const state = { stopping: false, lastRetry: undefined as number | undefined };
   const fetch = (_input: unknown, init?: RequestInit): Promise<Response> => {
-    const record: Served = { start: clock.now(), open: true, permanent: false };
+    const sent = new Headers(init?.headers).get('last-event-id');
+    const record: Served = {
+      start: clock.now(),
+      open: true,
+      permanent: false,
+      cursor: sent ?? undefined,
+      refused: false,
+    };
     served.push(record);
     const b = nthBehaviour(script, served.length - 1, { kind: 'silent' });
     const signal = init?.signal ?? undefined;
@@ -133,8 +148,9 @@ function fakeServer(clock: VirtualClock, script: readonly Answer[]) {
           return;
         case 'status':
           at(b.after, () => {
-            record.permanent = PERMANENT.has(b.status);
-            const hinted = b.status === 429 || b.status === 503 ? b.retryAfter : undefined;
+            record.refused = REFUSALS.has(b.status) && record.cursor !== undefined;
+            record.permanent = PERMANENT.has(b.status) || (REFUSALS.has(b.status) && !record.refused);
+            const hinted = b.status === 429 || b.status === 503 || record.refused ? b.retryAfter : undefined;
             end(
               record.permanent
                 ? { kind: 'stopped', at: clock.now() }
@@ -162,7 +178,8 @@ function fakeServer(clock: VirtualClock, script: readonly Answer[]) {
                   state.lastRetry = b.retry;
                   c.enqueue(new TextEncoder().encode(`retry: ${String(b.retry)}\n\n`));
                 }
-                c.enqueue(new TextEncoder().encode('data: hello\n\n'));
+                // Each stream's event has an id: the cursor the next request sends.
+                c.enqueue(new TextEncoder().encode(`id: ${String(served.length)}\ndata: hello\n\n`));
               },
             });
             resolve(new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } }));
@@ -212,6 +229,8 @@ async function runSource(
     fetch: server.fetch,
     environment: {},
   });
+  let resyncs = 0;
+  source.resync$.subscribe(() => (resyncs += 1));
   const quiet = longestAllowedWait(rules) + 1000;
   try {
     for (let fired = 0; fired < 5000; fired++) {
@@ -234,6 +253,15 @@ async function runSource(
   clock.advanceBy(0);
   const attempts: TracedAttempt[] = server.served.map(({ start, end: e }) => ({ start, end: e }));
   const problems = scheduleViolations({ attempts, end, ...{} }, rules);
+  server.served.forEach((s, i) => {
+    const next = server.served[i + 1];
+    if (s.refused && next?.cursor !== undefined)
+      problems.push(`attempt ${String(i + 2)} sent Last-Event-ID ${next.cursor} after a refusal to resume`);
+  });
+  if (resyncs !== server.served.filter((s) => s.refused).length)
+    problems.push(
+      `${String(resyncs)} resync$ signals for ${String(server.served.filter((s) => s.refused).length)} refusals`,
+    );
   const stopAt = server.served.findIndex((s) => s.permanent);
   if (stopAt >= 0 && server.served.length > stopAt + 1)
     problems.push(`attempt ${String(stopAt + 2)} after a permanent answer to attempt ${String(stopAt + 1)}`);
@@ -244,7 +272,7 @@ async function runSource(
 }
 
 describe('ReconnectingEventSource on virtual time: the schedule invariant against generated servers', () => {
-  it('any server (streams with and without retry:, 204/404/408/429/500/503, Retry-After, wrong type, network errors, silence), any policy and options', async () => {
+  it('any server (streams with and without retry:, 204/404/408/409/410/429/500/503, Retry-After, wrong type, network errors, silence), any policy and options', async () => {
     await fc.assert(
       fc.asyncProperty(answers, policySpec, managerSpec, randomSpec, async (...args) => {
         expect(await runSource(...args)).toEqual([]);

@@ -4,7 +4,9 @@
  * is established (READY) when a 200 with `text/event-stream` arrives, and its body is parsed as it
  * comes. What the answer means for the schedule is said here once, in the core's words:
  * - 204, a wrong content type, and 4xx other than 408 and 429 stop for good (`permanent`), as the
- *   spec says (and 3xx, which `fetch` has already followed);
+ *   spec says (and 3xx, which `fetch` has already followed), except an answer that refuses to resume
+ *   from the cursor sent (409 or 410 by default): a failed attempt whose error is the owner's
+ *   `CannotResumeError`, after which the owner sends no cursor;
  * - 408, 429 and 5xx are failed attempts (the spec would stop on a 5xx; a restarting server answers
  *   503 for a while), with a `Retry-After` on 429/503 as a server hint (`retryAfter`): a floor;
  * - the server's `retry:` field is a floor too, on every later failure: never a replacement for the
@@ -16,7 +18,7 @@
 import { Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import type { Connector } from '../../core/connector.js';
 import { ConnectionClosedError } from '../../errors/connection-closed-error.js';
-import { permanent } from '../../errors/permanent-error.js';
+import { isPermanentError, permanent } from '../../errors/permanent-error.js';
 import { retryAfter, retryAfterDelayOf } from '../../errors/retry-after-error.js';
 import { scheduleTimer } from '../../internal/schedule-timer.js';
 import { parseRetryAfter } from '../../backoff/retry-after-value.js';
@@ -51,11 +53,15 @@ export interface EventStreamRequest {
 
 /** What the stream tells its owner, and the cursor the owner keeps across attempts. */
 export interface EventStreamSink {
-  /** The cursor to send as `Last-Event-ID` (`""`: none). */
-  lastEventId(): string;
-  /** The cursor moved (a block with an `id` field ended, with data or not). */
+  /** An attempt starts: the cursor to send as `Last-Event-ID` (`""`: none). */
+  open(): string;
+  /** The cursor moved without an event (a block without data ended with an `id`). */
   cursor(id: string): void;
   event(event: ParsedEvent): void;
+  /** Whether an answer that is not a stream refuses to resume (asked only when a cursor was sent). */
+  cannotResume(response: Response): boolean;
+  /** The server refused to resume from `from`: the error to end the attempt with. */
+  refuse(from: string, answer: EventStreamResponseError): unknown;
 }
 
 const RETRIED = new Set([408, 429]);
@@ -101,7 +107,7 @@ export function eventStreamConnector(
         const headers = new Headers(given);
         headers.set('accept', 'text/event-stream');
         headers.set('cache-control', 'no-store');
-        const cursor = sink.lastEventId();
+        const cursor = sink.open();
         if (cursor !== '') headers.set('last-event-id', cursor);
         const response = await request.fetch(request.url, {
           method: request.method,
@@ -114,7 +120,14 @@ export function eventStreamConnector(
         const contentType = response.headers.get('content-type');
         if (response.status !== 200 || !isEventStream(contentType)) {
           await response.body?.cancel().catch(() => undefined);
-          const retried = RETRIED.has(response.status) || (response.status >= 500 && response.status < 600);
+          let refusal: boolean;
+          try {
+            refusal = cursor !== '' && sink.cannotResume(response);
+          } catch (error) {
+            fail(permanent(error));
+            return;
+          }
+          const retried = refusal || RETRIED.has(response.status) || (response.status >= 500 && response.status < 600);
           const error = new EventStreamResponseError(
             request.method,
             request.url,
@@ -126,9 +139,10 @@ export function eventStreamConnector(
             fail(permanent(error));
             return;
           }
+          const failure = refusal ? sink.refuse(cursor, error) : error;
           const asked = response.headers.get('retry-after');
           const delay = asked === null ? undefined : parseRetryAfter(asked);
-          fail(withFloor(delay === undefined ? error : retryAfter(error, delay)));
+          fail(withFloor(delay === undefined ? failure : retryAfter(failure, delay)));
           return;
         }
         if (over()) return;
@@ -163,7 +177,7 @@ export function eventStreamConnector(
       };
 
       run().catch((error: unknown) => {
-        fail(withFloor(error));
+        fail(isPermanentError(error) ? error : withFloor(error));
       });
       return () => {
         idle?.unsubscribe();

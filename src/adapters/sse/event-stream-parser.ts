@@ -20,11 +20,16 @@ export interface ParsedEvent {
   readonly data: string;
   /** The last event ID when it was dispatched (the cursor, also after events without an `id`). */
   readonly lastEventId: string;
+  /** The block's own `id` field (its last valid one), or undefined when it had none: what tells a replayed event. */
+  readonly id: string | undefined;
 }
 
 /** What the parser reports. */
 export interface ParserHandlers {
-  /** The cursor moved: a block ended with a new last event ID (before its event, if it has one). */
+  /**
+   * The cursor moved without an event: a block without data ended with a new last event ID (a block
+   * with data gives its `id` and the new `lastEventId` on its event).
+   */
   cursor?(id: string): void;
   /** An event was dispatched (a blank line ended a block with data). */
   event(event: ParsedEvent): void;
@@ -48,6 +53,8 @@ export class EventStreamParser {
   #first = true;
   #data: string[] = [];
   #type = '';
+  /** The block's own `id` field so far. */
+  #id: string | undefined;
 
   constructor(handlers: ParserHandlers, lastEventId = '') {
     this.#handlers = handlers;
@@ -91,6 +98,7 @@ export class EventStreamParser {
     this.#buffer = this.#lastEventId;
     this.#data = [];
     this.#type = '';
+    this.#id = undefined;
   }
 
   #line(line: string): void {
@@ -111,7 +119,10 @@ export class EventStreamParser {
         this.#type = value;
         return;
       case 'id':
-        if (!value.includes('\0')) this.#buffer = value;
+        if (!value.includes('\0')) {
+          this.#buffer = value;
+          this.#id = value;
+        }
         return;
       case 'retry':
         if (/^[0-9]+$/.test(value)) this.#handlers.retry(Number(value));
@@ -124,17 +135,21 @@ export class EventStreamParser {
   #dispatch(): void {
     const data = this.#data;
     const type = this.#type;
+    const id = this.#id;
     this.#data = [];
     this.#type = '';
-    if (this.#buffer !== this.#lastEventId) {
-      this.#lastEventId = this.#buffer;
-      this.#handlers.cursor?.(this.#lastEventId);
+    this.#id = undefined;
+    const moved = this.#buffer !== this.#lastEventId;
+    this.#lastEventId = this.#buffer;
+    if (data.length === 0) {
+      if (moved) this.#handlers.cursor?.(this.#lastEventId);
+      return;
     }
-    if (data.length === 0) return;
     this.#handlers.event({
       type: type === '' ? 'message' : type,
       data: data.join('\n'),
       lastEventId: this.#lastEventId,
+      id,
     });
   }
 }

@@ -12,6 +12,9 @@
  */
 import { asyncScheduler, type Observable } from 'rxjs';
 import { ConnectionManager } from '../../core/connection-manager.js';
+import { ResumeCursor } from '../../core/resume-cursor.js';
+import type { CannotResumeError } from '../../errors/cannot-resume-error.js';
+import { permanent } from '../../errors/permanent-error.js';
 import type { ConnectionManagerOptions } from '../../core/connection-options.js';
 import type { ConnectionSnapshot } from '../../core/connection-snapshot.js';
 import {
@@ -55,6 +58,20 @@ export interface ReconnectingEventSourceOptions extends Omit<
   readonly visibleRetryThreshold?: number;
   /** The global scope to watch for online/offline and visibility. @defaultValue `globalThis` */
   readonly environment?: EnvironmentLike;
+  /**
+   * Whether event ID `id` comes after `lastEventId` (the cursor), for servers whose IDs are ordered
+   * (`(id, last) => Number(id) > Number(last)`): with it, an event whose own ID does not is a replay
+   * of one already delivered and is dropped, as are events without an ID that follow it.
+   * @defaultValue none: every event is delivered (IDs are opaque, as the spec has them)
+   */
+  readonly isAfter?: (id: string, lastEventId: string) => boolean;
+  /**
+   * Whether an answer other than a stream, to a request that sent `Last-Event-ID`, says the server
+   * cannot resume from there: the source then forgets the cursor, `resync$` gives a
+   * {@link CannotResumeError}, and it reconnects without `Last-Event-ID` on the schedule.
+   * @defaultValue status 409 or 410
+   */
+  readonly cannotResume?: (response: Response) => boolean;
 }
 
 /** An `onopen` / `onerror` handler, as EventSource's. */
@@ -85,8 +102,15 @@ export class ReconnectingEventSource extends EventTarget {
   onopen: EventSourceHandler = null;
   onmessage: EventSourceMessageHandler = null;
   onerror: EventSourceHandler = null;
+  /**
+   * Every refusal to resume (see the `cannotResume` option), before the reconnect without a cursor:
+   * the moment to drop what was built from earlier events and refetch it. An observable rather than
+   * an event, since the server's named events share the event target. Completes at CLOSED.
+   */
+  readonly resync$: Observable<CannotResumeError<string>>;
   #readyState: 0 | 1 | 2 = CONNECTING;
-  #lastEventId: string;
+  /** The position: the last event ID seen. */
+  readonly #cursor: ResumeCursor<string>;
   readonly #origin: string;
   #stopWatching: (() => void) | undefined;
   readonly #onUnhandledError: UnhandledErrorHandler | undefined;
@@ -115,7 +139,15 @@ export class ReconnectingEventSource extends EventTarget {
         `redialer: option "headers" must be an object of strings or a function that returns one, got ${describeValue(headers)}`,
       );
     }
-    this.#lastEventId = raw['lastEventId'] === undefined ? '' : checkText('lastEventId', raw['lastEventId']);
+    const lastEventId = raw['lastEventId'] === undefined ? '' : checkText('lastEventId', raw['lastEventId']);
+    const isAfter = optionalFunction<(id: string, lastEventId: string) => boolean>('isAfter', raw['isAfter']);
+    const cannotResume = optionalFunction<(response: Response) => boolean>(
+      'cannotResume',
+      raw['cannotResume'],
+      (response) => response.status === 409 || response.status === 410,
+    );
+    this.#cursor = new ResumeCursor<string>({ initial: lastEventId === '' ? undefined : lastEventId, isAfter });
+    this.resync$ = this.#cursor.resync$;
     const idleTimeout = optionalNumber('idleTimeout', raw['idleTimeout'], Infinity, { min: 1, allowInfinity: true });
     const fetchImpl = optionalFunction<typeof fetch>('fetch', raw['fetch'], (input, init) =>
       globalThis.fetch(input, init),
@@ -141,6 +173,8 @@ export class ReconnectingEventSource extends EventTarget {
       'retryOnVisible',
       'visibleRetryThreshold',
       'environment',
+      'isAfter',
+      'cannotResume',
     );
     const connector = eventStreamConnector(
       {
@@ -154,19 +188,22 @@ export class ReconnectingEventSource extends EventTarget {
         scheduler,
       },
       {
-        lastEventId: () => this.#lastEventId,
+        open: () => this.#cursor.open() ?? '',
         cursor: (id) => {
-          this.#lastEventId = id;
+          this.#admit(id);
         },
         event: (event) => {
+          if (!this.#admit(event.id)) return;
           const message = new MessageEvent(event.type, {
             data: event.data,
-            lastEventId: event.lastEventId,
+            lastEventId: this.lastEventId,
             origin: this.#origin,
           });
           if (event.type === 'message') this.#call(this.onmessage, message);
           this.dispatchEvent(message);
         },
+        cannotResume,
+        refuse: (from, answer) => this.#cursor.refuse(from, answer),
       },
     );
     this.manager = new ConnectionManager<EventStreamConnection>({ ...managerOptions, scheduler, connector });
@@ -198,6 +235,7 @@ export class ReconnectingEventSource extends EventTarget {
       if (snapshot.state === 'SHUTDOWN') {
         this.#stopWatching?.();
         this.#stopWatching = undefined;
+        this.#cursor.complete();
         const closedByUser = snapshot.reason === 'shutdown';
         this.#readyState = CLOSED;
         if (!closedByUser) this.#fire('error', this.onerror);
@@ -221,7 +259,23 @@ export class ReconnectingEventSource extends EventTarget {
 
   /** The cursor: the last event ID seen, sent as `Last-Event-ID` on every reconnect. */
   get lastEventId(): string {
-    return this.#lastEventId;
+    return this.#cursor.current ?? '';
+  }
+
+  /**
+   * An event (or a block without data) with its own ID `id` (undefined: none): whether it is new. An
+   * empty ID is the server resetting the cursor. What the app's `isAfter` throws stops the source.
+   */
+  #admit(id: string | undefined): boolean {
+    if (id === '') {
+      this.#cursor.reset();
+      return true;
+    }
+    try {
+      return this.#cursor.accept(id);
+    } catch (error) {
+      throw permanent(error);
+    }
   }
 
   /** Stops for good: aborts the request or the open stream, clears every timer. */

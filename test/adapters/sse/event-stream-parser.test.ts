@@ -124,7 +124,7 @@ describe('EventStreamParser (WHATWG HTML §9.2.6)', () => {
       retry: () => undefined,
       cursor: (id) => cursors.push(id),
     });
-    parser.feed('id: 1\ndata: a\n\nid: 2\ndata: b');
+    parser.feed('id: 1\n\nid: 2\ndata: b');
     expect(parser.lastEventId).toBe('1');
     parser.end();
     expect(parser.lastEventId).toBe('1');

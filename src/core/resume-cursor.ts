@@ -75,6 +75,7 @@ export class ResumeCursor<K> {
    * Forgets the position, so that the next open starts from the beginning, and signals the refusal on
    * `resync$`; returns the error to end the attempt with. An open that had no cursor cannot be refused
    * a resume: then nothing happens and the result is undefined (the answer is the server's own failure).
+   * After `complete()` the position is still forgotten, but nothing is signalled.
    */
   refuse(from: K | undefined, answer: unknown): CannotResumeError<K> | undefined {
     if (from === undefined) return undefined;

@@ -68,8 +68,8 @@ export interface ReconnectingEventSourceOptions extends Omit<
   /**
    * Whether an answer other than a stream, to a request that sent `Last-Event-ID`, says the server
    * cannot resume from there: the source then forgets the cursor, `resync$` gives a
-   * {@link CannotResumeError}, and it reconnects without `Last-Event-ID` on the schedule.
-   * @defaultValue status 409 or 410
+   * {@link CannotResumeError}, and it reconnects without `Last-Event-ID` on the schedule. It sees the
+   * status and headers (the body is not read). @defaultValue status 409 or 410
    */
   readonly cannotResume?: (response: Response) => boolean;
 }

@@ -31,6 +31,8 @@ export interface EnvironmentHandlers {
   offline(): void;
   /** A hidden page became visible. */
   visible(): void;
+  /** A frozen page runs again (the Page Lifecycle API's `resume`): its timers did not run meanwhile. */
+  resumed?(): void;
 }
 
 /** Whether `env` says the page is offline (only an explicit `navigator.onLine === false` counts). */
@@ -38,7 +40,7 @@ export function isOffline(env: EnvironmentLike | undefined): boolean {
   return env?.navigator?.onLine === false;
 }
 
-/** Listens for `online`, `offline` and `visibilitychange`; returns the function that removes them all. */
+/** Listens for `online`, `offline`, `visibilitychange` and `resume`; returns the function that removes them all. */
 export function watchEnvironment(env: EnvironmentLike | undefined, handlers: EnvironmentHandlers): () => void {
   const stops: (() => void)[] = [];
   if (
@@ -64,9 +66,14 @@ export function watchEnvironment(env: EnvironmentLike | undefined, handlers: Env
     const onVisibility = (): void => {
       if (doc.visibilityState === 'visible') handlers.visible();
     };
+    const onResume = (): void => {
+      handlers.resumed?.();
+    };
     doc.addEventListener('visibilitychange', onVisibility);
+    doc.addEventListener('resume', onResume);
     stops.push(() => {
       doc.removeEventListener('visibilitychange', onVisibility);
+      doc.removeEventListener('resume', onResume);
     });
   }
   return () => {

@@ -3,6 +3,10 @@
  * ping frame) counts as life; pings ask for it. The connection is dead when nothing has arrived for
  * `interval + timeout` ms. The first ping goes out after a random share of `interval` so that a fleet
  * of clients opened together does not ping in step (Discord's gateway does the same).
+ *
+ * It judges only silence it was awake for: when its timer runs more than `timeout` late (a throttled
+ * or frozen page, a suspended machine), the silence may be the client's own, so it asks first — a
+ * ping, and `timeout` ms for an answer (without a way to ask, `interval + timeout` from waking).
  * @module
  */
 import type { SchedulerLike, Subscription } from 'rxjs';
@@ -19,7 +23,8 @@ export interface HeartbeatOptions {
   /**
    * The application message that asks the server for an answer, where the socket has no protocol
    * ping (browsers, Node's own WebSocket). With `ws`, protocol ping frames are sent instead. Without
-   * it (and without protocol pings) the heartbeat only watches inbound traffic.
+   * it, on a socket without protocol pings, the heartbeat is refused as a configuration that would
+   * close a healthy but quiet connection, unless `serverSends` says the server speaks on its own.
    */
   readonly ping?: Message | (() => Message);
   /**
@@ -27,6 +32,12 @@ export interface HeartbeatOptions {
    * dispatched as a `message` event. Without it, answers are dispatched like any message.
    */
   readonly isPong?: (data: unknown) => boolean;
+  /**
+   * The server sends something at least every `interval` ms on its own (its own heartbeat, as
+   * socket.io's server pings, or a steady feed): the client sends no ping and only watches inbound
+   * traffic. @defaultValue false
+   */
+  readonly serverSends?: boolean;
 }
 
 /** The heartbeat settings after validation. */
@@ -35,6 +46,7 @@ export interface HeartbeatConfig {
   readonly timeout: number;
   readonly ping: (() => Message) | undefined;
   readonly isPong: ((data: unknown) => boolean) | undefined;
+  readonly serverSends: boolean;
 }
 
 /** The running heartbeat of one connection. */
@@ -52,6 +64,12 @@ interface ProtocolPingSocket {
   ping(): void;
   on(event: 'ping' | 'pong', listener: () => void): unknown;
   removeListener(event: 'ping' | 'pong', listener: () => void): unknown;
+}
+
+/** Whether sockets of the class `WebSocket` send protocol pings (`ws` does; browsers' and Node's own do not). */
+export function classHasProtocolPing(WebSocket: unknown): boolean {
+  const prototype = (WebSocket as { readonly prototype?: Partial<ProtocolPingSocket> } | undefined)?.prototype;
+  return typeof prototype?.ping === 'function' && typeof prototype.on === 'function';
 }
 
 function hasProtocolPing(socket: WebSocketLike): socket is WebSocketLike & ProtocolPingSocket {
@@ -77,32 +95,46 @@ export interface HeartbeatContext {
 export function startHeartbeat(socket: WebSocketLike, config: HeartbeatConfig, context: HeartbeatContext): Heartbeat {
   const { scheduler } = context;
   let lastLife = scheduler.now();
+  /** After a late timer: the silence is judged at this time instead (undefined: not asking). */
+  let askedUntil: number | undefined;
   let stopped = false;
   let pingTimer: Subscription | undefined;
   let expiryTimer: Subscription | undefined;
   const protocol = hasProtocolPing(socket);
+  const canAsk = !config.serverSends && (protocol || config.ping !== undefined);
   const onFrame = (): void => {
     lastLife = scheduler.now();
+    askedUntil = undefined;
+  };
+
+  const ping = (): void => {
+    if (socket.readyState !== ReadyState.OPEN || config.serverSends) return;
+    try {
+      if (protocol) socket.ping();
+      else if (config.ping !== undefined) socket.send(config.ping());
+    } catch (error) {
+      context.report(error);
+    }
   };
 
   const sendPing = (): void => {
     if (stopped) return;
-    if (socket.readyState === ReadyState.OPEN) {
-      try {
-        if (protocol) socket.ping();
-        else if (config.ping !== undefined) socket.send(config.ping());
-      } catch (error) {
-        context.report(error);
-      }
-    }
+    ping();
     pingTimer = scheduleTimer(scheduler, config.interval, sendPing);
   };
 
   const check = (): void => {
     if (stopped) return;
-    const expiry = lastLife + config.interval + config.timeout;
+    const expiry = askedUntil ?? lastLife + config.interval + config.timeout;
     const now = scheduler.now();
     if (now >= expiry) {
+      if (askedUntil === undefined && now - expiry > config.timeout) {
+        // Late by more than the timeout: the client was asleep, not only the server silent. Ask first.
+        askedUntil = now + (canAsk ? config.timeout : config.interval + config.timeout);
+        ping();
+        check();
+        return;
+      }
       stop();
       context.dead(now - lastLife);
       return;

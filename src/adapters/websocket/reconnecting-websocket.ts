@@ -407,6 +407,10 @@ export class ReconnectingWebSocket {
         visible: () => {
           this.#onVisible(manager);
         },
+        resumed: () => {
+          // A frozen page's timers did not run: the heartbeat asks before it judges the silence.
+          if (manager === this.#manager) this.#heartbeat?.check();
+        },
       });
     }
     manager.state$.subscribe((snapshot) => {

@@ -26,7 +26,7 @@ import {
 } from '../../internal/validate.js';
 import { DEFAULT_PERMANENT_CLOSE_CODES } from './close-policy.js';
 import type { EnvironmentLike } from '../../internal/environment-watch.js';
-import type { HeartbeatConfig, HeartbeatOptions } from './heartbeat.js';
+import { classHasProtocolPing, type HeartbeatConfig, type HeartbeatOptions } from './heartbeat.js';
 import { toMessage } from './message-payload.js';
 import type { CloseEventLike, ProtocolsProvider, UrlProvider, WebSocketConstructor } from './websocket-types.js';
 
@@ -126,7 +126,8 @@ export interface ReconnectingWebSocketOptions {
   /**
    * Detect dead connections: a connection from which nothing has arrived for `interval + timeout` ms
    * is closed with code 4000 and reconnected with backoff (`lastError` a HeartbeatTimeoutError). With
-   * `ws`, protocol pings; elsewhere the `ping` message. @defaultValue off
+   * `ws`, protocol pings; elsewhere the `ping` message (required there, or `serverSends: true`).
+   * @defaultValue with `ws`, protocol pings every 25 s, dead after 45 s of silence; elsewhere off
    */
   readonly heartbeat?: HeartbeatOptions | false;
   /** The global scope to watch for online/offline and visibility. @defaultValue `globalThis` */
@@ -223,10 +224,24 @@ function resolveWebSocketClass(value: unknown): WebSocketConstructor {
   return candidate as WebSocketConstructor;
 }
 
-function resolveHeartbeat(value: unknown): HeartbeatConfig | undefined {
-  if (value === undefined || value === false) return undefined;
-  const raw = checkOptionsObject('heartbeat', value);
+/**
+ * The heartbeat: as given; on by default where sockets have protocol pings (`ws`), which need nothing
+ * of the server; refused where it could only close a healthy connection that is quiet.
+ */
+function resolveHeartbeat(value: unknown, protocolPing: boolean): HeartbeatConfig | undefined {
+  if (value === false) return undefined;
   const d = WEBSOCKET_DEFAULTS;
+  if (value === undefined) {
+    if (!protocolPing) return undefined;
+    return Object.freeze({
+      interval: d.heartbeatInterval,
+      timeout: d.heartbeatTimeout,
+      ping: undefined,
+      isPong: undefined,
+      serverSends: false,
+    });
+  }
+  const raw = checkOptionsObject('heartbeat', value);
   const ping: unknown = raw['ping'];
   let makePing: (() => unknown) | undefined;
   if (typeof ping === 'function') makePing = ping as () => unknown;
@@ -234,11 +249,21 @@ function resolveHeartbeat(value: unknown): HeartbeatConfig | undefined {
     const message = toMessage(ping);
     makePing = () => message;
   }
+  const serverSends = optionalBoolean('heartbeat.serverSends', raw['serverSends'], false);
+  if (serverSends && makePing !== undefined) {
+    throw new TypeError('redialer: option "heartbeat" has both "ping" and "serverSends: true"; give one');
+  }
+  if (!protocolPing && makePing === undefined && !serverSends) {
+    throw new TypeError(
+      'redialer: option "heartbeat" needs "ping" here (this WebSocket has no protocol ping): without it a quiet, healthy server is closed with 4000; give "ping" (and "isPong") for a message your server answers, or "serverSends: true" if it sends something every interval on its own',
+    );
+  }
   return {
     interval: optionalNumber('heartbeat.interval', raw['interval'], d.heartbeatInterval, { min: 1, max: MAX_DELAY_MS }),
     timeout: optionalNumber('heartbeat.timeout', raw['timeout'], d.heartbeatTimeout, { min: 0, max: MAX_DELAY_MS }),
     ping: makePing === undefined ? undefined : () => toMessage(makePing()),
     isPong: optionalFunction('heartbeat.isPong', raw['isPong']),
+    serverSends,
   };
 }
 
@@ -302,8 +327,9 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
   const scheduler = optionalScheduler('scheduler', raw['scheduler'], asyncScheduler);
   // null, as undefined, means this runtime's globals.
   const environment = optionalObject<EnvironmentLike>('environment', raw['environment'] ?? globalThis, globalThis);
+  const WebSocket = resolveWebSocketClass(raw['WebSocket']);
   return {
-    WebSocket: resolveWebSocketClass(raw['WebSocket']),
+    WebSocket,
     backoff: grpcBackoff({ initialBackoff: minDelay, maxBackoff: maxDelay, multiplier, jitter }),
     minDelay,
     minUptime: optionalNumber('minUptime', raw['minUptime'], d.minUptime, delayBounds()),
@@ -344,7 +370,7 @@ export function resolveWebSocketOptions(options: ReconnectingWebSocketOptions | 
         allowInfinity: true,
       },
     ),
-    heartbeat: resolveHeartbeat(raw['heartbeat']),
+    heartbeat: resolveHeartbeat(raw['heartbeat'], classHasProtocolPing(WebSocket)),
     environment,
     scheduler,
     random: optionalFunction('random', raw['random'], Math.random),

@@ -74,6 +74,13 @@ const FIDELITY_PAGE = (urls: { echo: string; silent: string; refused: string }) 
   out.heartbeat.silentError = silent.snapshot.lastError?.name;
   out.heartbeat.silence = silent.snapshot.lastError?.silence;
   silent.close();
+  // A heartbeat without ping, which here could only close a quiet, healthy connection: refused.
+  try {
+    new ReconnectingWebSocket(urls.echo + 'quiet', null, { heartbeat: { interval: 3000, timeout: 2000 } });
+    out.heartbeat.withoutPing = 'accepted';
+  } catch (error) {
+    out.heartbeat.withoutPing = error.constructor.name + ': ' + error.message;
+  }
   // 3. A refused port: error then close 1006 for each attempt, retried on the backoff.
   const refused = new ReconnectingWebSocket(urls.refused, null, { minReconnectionDelay: 50, maxReconnectionDelay: 100 });
   refused.onerror = () => out.refused.push('error');
@@ -94,7 +101,7 @@ interface FidelityApi {
   out: {
     done?: true;
     payloads: { nativeNoArgument: string; redialerNoArgument: string };
-    heartbeat: { aliveState: string; aliveMessages: number; silentError: string; silence: number };
+    heartbeat: { aliveState: string; aliveMessages: number; silentError: string; silence: number; withoutPing: string };
     refused: string[];
   };
 }
@@ -228,7 +235,7 @@ describe('in headless Chromium', () => {
   );
 
   it.skipIf(!hasChromium)(
-    "the native WebSocket's payload conversion, the heartbeat with an application ping, and refused attempts, in a page",
+    "the native WebSocket's payload conversion, the heartbeat with an application ping (and without one, refused), and refused attempts, in a page",
     async () => {
       const page = await context?.newPage();
       if (page === undefined || http === undefined)
@@ -253,6 +260,7 @@ describe('in headless Chromium', () => {
         silentError: 'HeartbeatTimeoutError',
       });
       expect(out.heartbeat.silence).toBeGreaterThanOrEqual(400);
+      expect(out.heartbeat.withoutPing).toMatch(/^TypeError: redialer: option "heartbeat" needs "ping" here/);
       expect(silentServer?.received.filter((m) => m === 'ping').length).toBeGreaterThanOrEqual(1);
       expect(out.refused).toEqual(['error', 'close 1006', 'error', 'close 1006']);
       await page.close();

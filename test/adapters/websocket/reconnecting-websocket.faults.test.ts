@@ -281,10 +281,11 @@ describe(`WebSocket through the fault proxy, on ${clientWebSocketName}`, () => {
     expect(s.connections).toBe(0);
   });
 
-  it('stall after the handshake without a heartbeat: READY but silent; only the application can tell', async () => {
+  it('stall after the handshake with the heartbeat off: READY but silent; only the application can tell', async () => {
     const s = await server();
     const proxy = await proxyTo(s, { kind: 'stall-after-handshake' });
-    const c = client(proxy.port);
+    // With ws the heartbeat is on by default (it would find this in 45 s); off, nothing can tell.
+    const c = client(proxy.port, { heartbeat: false });
     await c.ready(); // the 101 response was the last thing to pass
     expect(c.send('into the stall')).toBe('sent');
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -292,6 +293,24 @@ describe(`WebSocket through the fault proxy, on ${clientWebSocketName}`, () => {
     expect(c.socket.snapshot.state).toBe('READY'); // nothing in the WebSocket API can tell
     // The message handed to the stalled socket is lost without a drop event (see the test above).
     expect(c.drops).toEqual([]);
+  });
+
+  it('a quiet, healthy server and a heartbeat without ping (ws: protocol pings): never closed, one connection', async () => {
+    let pings = 0;
+    // The server sends nothing at all; ws answers the client's ping frames by itself.
+    const s = await server((ws) => {
+      ws.on('ping', () => (pings += 1));
+    });
+    const c = client(s.port, { heartbeat: { interval: 100, timeout: 100 } });
+    await c.ready();
+    await vi.waitFor(
+      () => {
+        expect(pings).toBeGreaterThanOrEqual(10); // over a second: five times interval + timeout
+      },
+      { timeout: 10_000 },
+    );
+    expect(c.states().filter((state) => state !== 'IDLE' && state !== 'CONNECTING')).toEqual(['READY']);
+    expect(s.connections).toBe(1);
   });
 
   it('stall after the handshake with the heartbeat: found dead within interval + timeout, closed with 4000, reconnected', async () => {

@@ -905,6 +905,7 @@ describe('herd options, as the connection manager has them', () => {
     const h = setup({
       onUnhandledError: (error) => errors.push(error),
       heartbeat: {
+        ping: 'ping',
         isPong: () => {
           throw new Error('isPong failed');
         },

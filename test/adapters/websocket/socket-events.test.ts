@@ -14,7 +14,7 @@ import {
   isWebSocketCloseError,
 } from '../../../src/adapters/websocket/index.js';
 import { fakeClient } from '../../support/websocket/fake-client.js';
-import { type FakeSocket, fakeWebSocketClass } from '../../support/websocket/fake-websocket.js';
+import { FakeSocket, fakeWebSocketClass } from '../../support/websocket/fake-websocket.js';
 import { virtualTimeOptions } from '../../support/websocket/virtual-time-options.js';
 
 const open: ReconnectingWebSocket[] = [];
@@ -288,6 +288,203 @@ describe('heartbeat (virtual time, application pings)', () => {
     skew = 2000;
     h.environment.setVisibility('visible');
     expect(isHeartbeatTimeoutError(h.socket.snapshot.lastError)).toBe(true);
+    skew = 0;
+  });
+});
+
+describe('heartbeat that cannot misfire (virtual time)', () => {
+  const heartbeat = { interval: 1000, timeout: 500, ping: 'ping', isPong: (d: unknown) => d === 'pong' };
+
+  /** A client whose clock can jump without its timers running (a frozen page, a suspended machine). */
+  function sleepy(options: ReconnectingWebSocketOptions) {
+    const clock = createVirtualClock();
+    const jump = { by: 0 };
+    const h = setup({
+      ...options,
+      scheduler: { now: () => clock.now() + jump.by, schedule: clock.scheduler.schedule.bind(clock.scheduler) },
+    });
+    return { ...h, clock, jump };
+  }
+
+  it('refuses a heartbeat without ping on a socket without protocol pings, naming the fix', () => {
+    expect(() => setup({ heartbeat: { interval: 3000, timeout: 2000 } })).toThrow(
+      /option "heartbeat" needs "ping" here \(this WebSocket has no protocol ping\).*"serverSends: true"/,
+    );
+  });
+
+  it('refuses ping together with serverSends', () => {
+    expect(() => setup({ heartbeat: { ping: 'ping', serverSends: true } })).toThrow(
+      /both "ping" and "serverSends: true"/,
+    );
+  });
+
+  it('serverSends: sends nothing, keeps a connection the server speaks on, closes one it stops speaking on', () => {
+    const h = setup({ heartbeat: { interval: 1000, timeout: 500, serverSends: true } });
+    h.last().open();
+    for (let i = 0; i < 5; i += 1) {
+      h.clock.advanceBy(1000);
+      h.last().receive(`server ping ${String(i)}`);
+    }
+    expect(h.last().sent).toEqual([]);
+    expect(h.socket.snapshot.state).toBe('READY');
+    h.clock.advanceBy(1499);
+    expect(h.socket.snapshot.state).toBe('READY');
+    h.clock.advanceBy(1);
+    expect(isHeartbeatTimeoutError(h.socket.snapshot.lastError)).toBe(true);
+  });
+
+  it('after a sleep longer than the timeout it asks before judging: a ping, and the answer keeps the connection', () => {
+    const h = sleepy({ heartbeat, random: () => 0.5 });
+    h.last().open();
+    h.clock.advanceBy(500);
+    expect(h.last().sent).toEqual(['ping']);
+    h.last().receive('pong');
+    h.jump.by = 60_000; // a minute frozen: no timer ran, nothing was read
+    h.environment.setVisibility('visible');
+    expect(h.socket.snapshot.state).toBe('READY');
+    expect(h.last().sent).toEqual(['ping', 'ping']);
+    h.clock.advanceBy(200);
+    h.last().receive('pong');
+    h.clock.advanceBy(1000);
+    expect(h.socket.snapshot.state).toBe('READY');
+  });
+
+  it("re-checks when a frozen page resumes (the Page Lifecycle API's resume event), asking first", () => {
+    const h = sleepy({ heartbeat, random: () => 0.5 });
+    h.last().open();
+    h.jump.by = 60_000;
+    h.environment.document.dispatchEvent(new Event('resume'));
+    expect(h.last().sent).toEqual(['ping']);
+    expect(h.socket.snapshot.state).toBe('READY');
+    h.clock.advanceBy(500);
+    expect(isHeartbeatTimeoutError(h.socket.snapshot.lastError)).toBe(true);
+  });
+
+  it('after a sleep, no answer within the timeout: closed as dead, the silence counted in full', () => {
+    const h = sleepy({ heartbeat, random: () => 0.5 });
+    h.last().open();
+    h.jump.by = 60_000;
+    h.environment.setVisibility('visible');
+    h.clock.advanceBy(499);
+    expect(h.socket.snapshot.state).toBe('READY');
+    h.clock.advanceBy(1);
+    const error = h.socket.snapshot.lastError;
+    expect(isHeartbeatTimeoutError(error)).toBe(true);
+    expect((error as Error).message).toMatch(/nothing for 60500 ms/);
+  });
+
+  it('a timer that fires late by less than the timeout judges as usual (a busy event loop is not a sleep)', () => {
+    const h = sleepy({ heartbeat, random: () => 0.5 });
+    h.last().open();
+    h.jump.by = 400; // the expiry timer at 1500 runs at 1900
+    h.clock.advanceBy(1500);
+    expect(isHeartbeatTimeoutError(h.socket.snapshot.lastError)).toBe(true);
+  });
+
+  it('serverSends after a sleep: waits interval + timeout from waking for the server to speak', () => {
+    const h = sleepy({ heartbeat: { interval: 1000, timeout: 500, serverSends: true } });
+    h.last().open();
+    h.jump.by = 60_000;
+    h.environment.setVisibility('visible');
+    h.clock.advanceBy(1499);
+    expect(h.socket.snapshot.state).toBe('READY');
+    expect(h.last().sent).toEqual([]);
+    h.clock.advanceBy(1);
+    expect(isHeartbeatTimeoutError(h.socket.snapshot.lastError)).toBe(true);
+  });
+});
+
+describe('heartbeat on by default where the socket has protocol pings (virtual time)', () => {
+  /** A socket with `ws`'s protocol ping: ping() is recorded, pong frames are emitted by the test. */
+  class PingSocket extends FakeSocket {
+    static readonly made: PingSocket[] = [];
+    pings = 0;
+    readonly #frames = new Map<string, (() => void)[]>();
+    constructor(url: string, protocols?: string | string[]) {
+      super(url, protocols);
+      PingSocket.made.push(this);
+    }
+    ping(): void {
+      this.pings += 1;
+    }
+    on(event: string, listener: () => void): this {
+      this.#frames.set(event, [...(this.#frames.get(event) ?? []), listener]);
+      return this;
+    }
+    removeListener(event: string, listener: () => void): this {
+      this.#frames.set(
+        event,
+        (this.#frames.get(event) ?? []).filter((l) => l !== listener),
+      );
+      return this;
+    }
+    pong(): void {
+      for (const listener of this.#frames.get('pong') ?? []) listener();
+    }
+    frameListeners(): number {
+      return [...this.#frames.values()].reduce((n, list) => n + list.length, 0);
+    }
+  }
+
+  function client(options: ReconnectingWebSocketOptions = {}) {
+    PingSocket.made.length = 0;
+    const clock = createVirtualClock();
+    const socket = new ReconnectingWebSocket('ws://example.test/feed', null, {
+      WebSocket: PingSocket,
+      scheduler: clock.scheduler,
+      random: () => 0.5,
+      environment: {},
+      ...options,
+    });
+    open.push(socket);
+    const last = (): PingSocket => {
+      const made = PingSocket.made.at(-1);
+      if (made === undefined) throw new Error('no socket yet');
+      return made;
+    };
+    return { clock, socket, last };
+  }
+
+  it('pings every 25 s (the first after a random share) and finds a dead connection after 45 s of silence', () => {
+    const h = client();
+    h.last().open();
+    h.clock.advanceBy(12_500);
+    expect(h.last().pings).toBe(1);
+    h.last().pong();
+    h.clock.advanceBy(25_000);
+    expect(h.last().pings).toBe(2);
+    h.last().pong(); // at 37.5 s
+    h.clock.advanceBy(44_999);
+    expect(h.socket.snapshot.state).toBe('READY');
+    h.clock.advanceBy(1);
+    expect(isHeartbeatTimeoutError(h.socket.snapshot.lastError)).toBe(true);
+    expect(h.last().closedWith).toEqual({ code: 4000, reason: 'heartbeat timeout' });
+    expect(h.last().frameListeners()).toBe(0);
+  });
+
+  it('a server that answers pings is never closed, however quiet its messages', () => {
+    const h = client();
+    h.last().open();
+    for (let i = 0; i < 40; i += 1) {
+      h.clock.advanceBy(12_500);
+      h.last().pong();
+    }
+    expect(h.socket.snapshot.state).toBe('READY');
+  });
+
+  it('heartbeat: false turns it off: no timer while open', () => {
+    const h = client({ heartbeat: false });
+    h.last().open();
+    expect(h.clock.pendingTimers()).toBe(0);
+  });
+
+  it('close() stops it: no timer and no frame listener left', () => {
+    const h = client();
+    h.last().open();
+    h.socket.close();
+    h.last().finish();
+    expect(h.clock.pendingTimers()).toBe(0);
+    expect(h.last().frameListeners()).toBe(0);
   });
 });
 

@@ -650,6 +650,21 @@ function flag<C>(m: MachineState<C>, detail: string): Transition<C> {
   return { state: m, effects: [], detail };
 }
 
+/** READY stays READY, its snapshot saying whether attempts are paused (the connection may be dead). */
+function retag<C>(m: MachineState<C>, paused: boolean, detail: string): Transition<C> {
+  const ready = m.snapshot as Extract<ConnectionSnapshot<C>, { state: 'READY' }>;
+  const snapshot: ConnectionSnapshot<C> = paused
+    ? { ...ready, paused: true }
+    : {
+        state: 'READY',
+        since: ready.since,
+        attempt: ready.attempt,
+        lastError: ready.lastError,
+        connection: ready.connection,
+      };
+  return { state: enter(m, { paused }, snapshot), effects: [], detail };
+}
+
 const HANDLERS: HandlerTable = {
   IDLE: {
     connect: (m, _e, env) => {
@@ -781,8 +796,13 @@ const HANDLERS: HandlerTable = {
       const snapshot = m.snapshot as Extract<ConnectionSnapshot, { state: 'READY' }>;
       return notServing(m, env, snapshot.connection, e.reason, {}, 'reported');
     },
-    pause: (m) => flag({ ...m, paused: true }, 'paused: if this connection is lost, no new attempt until resume()'),
-    resume: (m) => flag({ ...m, paused: false }, 'resumed'),
+    pause: (m) =>
+      retag(
+        m,
+        true,
+        'paused: the connection stays open (the snapshot says paused); if it is lost, no attempt until resume()',
+      ),
+    resume: (m) => retag(m, false, 'resumed'),
     idle: (m, _e, env) =>
       connectionEnded(
         m,

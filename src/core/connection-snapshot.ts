@@ -38,6 +38,12 @@ export interface ReadySnapshot<C> extends SnapshotBase {
   readonly state: 'READY';
   /** The value the connector emitted on establishment (a socket, a session, a channel…). */
   readonly connection: C;
+  /**
+   * True while attempts are paused (`pause()`: the browser says it is offline) on an open
+   * connection, which may be dead by now: `connectionStatus` shows `offline`, and an adapter holds
+   * what it would send until `resume()`.
+   */
+  readonly paused?: true;
 }
 
 /**

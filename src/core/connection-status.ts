@@ -17,7 +17,8 @@ import { checkOptionsObject, optionalNumber, optionalPort, optionalScheduler } f
  *   before its first connection, such as a lazy gRPC channel).
  * - `reconnecting`: was connected, lost it, and is trying again (or idle after the loss).
  * - `offline`: the source holds its attempts until the network is back instead of retrying: IDLE with
- *   `paused: true` (`pause()`, which `ReconnectingWebSocket` calls while the browser is offline).
+ *   `paused: true` (`pause()`, which `ReconnectingWebSocket` calls while the browser is offline); also
+ *   READY with `paused: true`, a connection still open while offline, which may be dead.
  * - `unavailable`: connected, but the service cannot serve: the server reports it is not serving
  *   (health checking: TRANSIENT_FAILURE with `connected: true`), or the `degraded` signal says calls
  *   keep failing (a proxy answering 502/503 for a backend that is down). No attempt is made for it;
@@ -66,7 +67,7 @@ export interface ConnectionStatusOptions {
   readonly degraded?: Observable<unknown>;
 }
 
-/** What {@link connectionStatus} reads: a manager's snapshot, of any transport; IDLE with `paused: true` is offline. */
+/** What {@link connectionStatus} reads: a manager's snapshot, of any transport; `paused: true` (IDLE or READY) is offline. */
 export type StatusSnapshot = ConnectionSnapshot;
 
 /** Default of {@link ConnectionStatusOptions.graceMs}: 5 s, as Stream's and Liveblocks' SDKs use. */
@@ -155,6 +156,13 @@ export function connectionStatus(
       switch (snapshot.state) {
         case 'READY':
           everConnected = true;
+          if (snapshot.paused === true) {
+            // Offline with the connection still open: it may be dead, and nothing is sent on it.
+            outageSince ??= scheduler.now();
+            shown = true;
+            publish({ ...base, phase: 'offline', visible: true });
+            return;
+          }
           if (degradedBy !== undefined) {
             outage({ ...base, phase: 'unavailable', reason: degradedBy });
             return;

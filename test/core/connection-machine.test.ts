@@ -387,6 +387,18 @@ describe('pause and resume (e.g. offline)', () => {
     expect(effects).toEqual([{ type: 'clear-timer' }]);
   });
 
+  it('an open connection stays READY, its snapshot saying paused (it may be dead); resume() clears it, nothing else changes', () => {
+    const ready = inState('READY');
+    const paused = step(ready, { type: 'pause' }, 20);
+    expect(paused.effects).toEqual([]);
+    expect(paused.state.snapshot).toEqual({ ...ready.snapshot, paused: true });
+    const resumed = step(paused.state, { type: 'resume' }, 30);
+    expect(resumed.effects).toEqual([]);
+    expect(resumed.state.snapshot).toEqual(ready.snapshot);
+    expect(resumed.state.paused).toBe(false);
+    expect(step(paused.state, { type: 'pause' }, 25).state.snapshot).toBe(paused.state.snapshot); // a no-op
+  });
+
   it('an open connection lost while paused holds too', () => {
     const paused = step(inState('READY'), { type: 'pause' }, 20).state;
     const { state } = fail(paused, 30);

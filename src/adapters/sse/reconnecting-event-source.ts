@@ -227,6 +227,8 @@ export class ReconnectingEventSource extends EventTarget {
     let wasOpen = false;
     this.manager.state$.subscribe((snapshot) => {
       if (snapshot.state === 'READY') {
+        // READY again with `paused` toggled (offline with the stream open) is the same stream.
+        if (wasOpen) return;
         wasOpen = true;
         this.#readyState = OPEN;
         this.#fire('open', this.onopen);

@@ -55,6 +55,11 @@ export interface Heartbeat {
   alive(): void;
   /** Checks expiry against the clock now (for moments when timers may have been throttled). */
   check(): void;
+  /**
+   * Asks the server now (a ping) and calls `answered` at the next sign of life; without one within
+   * `timeout`, the connection is dead as usual. False (and nothing done) where it cannot ask.
+   */
+  verify(answered: () => void): boolean;
   /** Stops every timer and listener; idempotent. */
   stop(): void;
 }
@@ -102,9 +107,14 @@ export function startHeartbeat(socket: WebSocketLike, config: HeartbeatConfig, c
   let expiryTimer: Subscription | undefined;
   const protocol = hasProtocolPing(socket);
   const canAsk = !config.serverSends && (protocol || config.ping !== undefined);
+  /** Waiting for the answer to `verify()`. */
+  let onAnswer: (() => void) | undefined;
   const onFrame = (): void => {
     lastLife = scheduler.now();
     askedUntil = undefined;
+    const answered = onAnswer;
+    onAnswer = undefined;
+    answered?.();
   };
 
   const ping = (): void => {
@@ -146,6 +156,7 @@ export function startHeartbeat(socket: WebSocketLike, config: HeartbeatConfig, c
   const stop = (): void => {
     if (stopped) return;
     stopped = true;
+    onAnswer = undefined;
     pingTimer?.unsubscribe();
     expiryTimer?.unsubscribe();
     if (protocol) {
@@ -158,7 +169,16 @@ export function startHeartbeat(socket: WebSocketLike, config: HeartbeatConfig, c
     socket.on('pong', onFrame);
     socket.on('ping', onFrame);
   }
+  const verify = (answered: () => void): boolean => {
+    if (stopped || !canAsk) return false;
+    onAnswer = answered;
+    askedUntil = scheduler.now() + config.timeout;
+    ping();
+    check();
+    return true;
+  };
+
   pingTimer = scheduleTimer(scheduler, context.random() * config.interval, sendPing);
   check();
-  return { alive: onFrame, check, stop };
+  return { alive: onFrame, check, verify, stop };
 }

@@ -135,6 +135,8 @@ export class ReconnectingWebSocket {
   /** Applied to every socket, as the peers do: 'blob' unless set (`ws` alone defaults to 'nodebuffer'). */
   #binaryType = 'blob';
   #heartbeat: Heartbeat | undefined;
+  /** A ping after an offline spell is waiting for its answer (the connection is held until then). */
+  #verifying = false;
   #stopWatching: (() => void) | undefined;
   /** Why the client is letting go of its socket (set around close() and reconnect()). */
   #releasing: Releasing | undefined;
@@ -429,11 +431,18 @@ export class ReconnectingWebSocket {
       this.#stopWatching?.();
       this.#stopWatching = undefined;
     }
+    // Back from offline on the same connection (verified): what was held goes out first, in order.
+    const released = snapshot.state === 'READY' && snapshot.paused !== true && this.#current.state === 'READY';
+    if (released && this.#socket !== undefined) this.#sendPath.flush(this.#socket);
     this.#current = snapshot;
+    // The socket being verified after an offline spell died unanswered: online, so reconnect now.
+    const unanswered = this.#verifying && snapshot.state !== 'READY';
+    if (unanswered) this.#verifying = false;
     // Taken before the publish: a subscriber that restarts the socket queues for the new session.
     const dropped = this.#sendPath.takeOnShutdown(snapshot);
     this.#publish(snapshot);
     this.#sendPath.dropClosed(dropped);
+    if (unanswered && !isOffline(this.#options.environment)) this.#manager.resume();
   }
 
   /**
@@ -550,10 +559,46 @@ export class ReconnectingWebSocket {
 
   #onOnline(manager: ConnectionManager<WebSocketLike>): void {
     if (manager !== this.#manager) return;
+    const current = this.#current;
+    if (current.state === 'READY' && current.paused === true && this.#options.pauseWhileOffline) {
+      this.#verifyAfterOffline(manager);
+      return;
+    }
     this.#heartbeat?.check();
     // Back online: a wait ends now (the core keeps a wait the server asked for), a paused attempt starts.
     manager.wake();
     if (this.#options.pauseWhileOffline) manager.resume();
+  }
+
+  /**
+   * Online again with the socket that was open when the page went offline: the path may have
+   * changed and the socket died without a word. A heartbeat that can ask verifies it (a ping answered
+   * within `timeout`: the held messages go out on it); otherwise, or when nothing answers, it is
+   * replaced at once (the held messages go out on the new one).
+   */
+  #verifyAfterOffline(manager: ConnectionManager<WebSocketLike>): void {
+    const socket = this.#socket;
+    const verifying =
+      socket !== undefined &&
+      this.#heartbeat?.verify(() => {
+        this.#verifying = false;
+        // Answered: resume on this connection, unless the page went offline again meanwhile.
+        if (manager === this.#manager && this.#socket === socket && !isOffline(this.#options.environment))
+          manager.resume();
+      }) === true;
+    if (verifying) {
+      this.#verifying = true;
+      return;
+    }
+    this.#releasing = { kind: 'reconnect', code: 1000, reason: 'network changed' };
+    try {
+      manager.idle();
+    } finally {
+      this.#releasing = undefined;
+    }
+    manager.resume();
+    manager.resetBackoff();
+    manager.connect();
   }
 
   #onVisible(manager: ConnectionManager<WebSocketLike>): void {

@@ -53,14 +53,19 @@ export class SendPath {
     this.#drop = drop;
   }
 
-  /** Sends `message` on `socket` if it is open and nothing is queued, else queues it or drops it. */
+  /**
+   * Sends `message` on `socket` if it is open, not held (offline) and nothing is queued, else queues
+   * it or drops it.
+   */
   send(message: Message, snapshot: ConnectionSnapshot, socket: WebSocketLike | undefined): SendStatus {
     if (snapshot.state === 'SHUTDOWN') {
       if (this.#dropOnClose) return this.#reject(message, 'closed');
       // After close() (not after giving up, where a reconnect() is the expected next step).
       if (snapshot.reason === 'shutdown') this.#warnClosedSend();
     }
-    if (socket?.readyState === ReadyState.OPEN && this.queue.length === 0) {
+    // Offline with the socket still open (READY, paused): it may be dead; hold the message until resume().
+    const held = snapshot.state === 'READY' && snapshot.paused === true;
+    if (!held && socket?.readyState === ReadyState.OPEN && this.queue.length === 0) {
       socket.send(message);
       return 'sent';
     }

@@ -5,7 +5,7 @@
  * close error's cause; the queue flushed before READY; send() payloads; the heartbeat.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { isConnectTimeoutError } from '../../../src/index.js';
+import { connectionStatus, isConnectTimeoutError } from '../../../src/index.js';
 import { createVirtualClock } from '../../../src/testing/index.js';
 import {
   type ReconnectingWebSocketOptions,
@@ -489,3 +489,84 @@ describe('heartbeat on by default where the socket has protocol pings (virtual t
 });
 
 let skew = 0;
+
+describe('offline while the socket is open (virtual time)', () => {
+  const heartbeat = { interval: 1000, timeout: 500, ping: 'ping', isPong: (d: unknown) => d === 'pong' };
+
+  /** A client with its socket open, then the browser offline: READY, paused, the status offline. */
+  function offlineWhileOpen(options: ReconnectingWebSocketOptions = {}) {
+    const h = setup({ random: () => 0.99, ...options });
+    const phases: string[] = [];
+    connectionStatus(h.socket.state$, { scheduler: h.clock.scheduler }).subscribe((s) => phases.push(s.phase));
+    h.last().open();
+    h.environment.goOffline();
+    return { ...h, phases };
+  }
+
+  it('shows offline at once and holds what is sent: queued, not handed to a socket that may be dead', () => {
+    const h = offlineWhileOpen();
+    expect(h.socket.snapshot).toMatchObject({ state: 'READY', paused: true });
+    expect(h.phases).toEqual(['connecting', 'connected', 'offline']);
+    expect(h.socket.sendWithStatus('a')).toBe('queued');
+    expect(h.socket.send('b')).toBe(false);
+    expect(h.last().sent).toEqual([]);
+    expect(h.seen).toEqual(['open rs=1 rc=0']); // no close, no error: the socket is still open
+  });
+
+  it('online again without a heartbeat: the socket is replaced at once, and what was held goes out on the new one, in order', () => {
+    const h = offlineWhileOpen();
+    h.socket.send('a');
+    h.socket.send('b');
+    const old = h.last();
+    h.environment.goOnline();
+    expect(old.closedWith).toEqual({ code: 1000, reason: 'network changed' });
+    expect(h.fake.sockets).toHaveLength(2);
+    h.last().open();
+    expect(h.last().sent).toEqual(['a', 'b']);
+    expect(old.sent).toEqual([]);
+    expect(h.phases.at(-1)).toBe('connected');
+    expect(h.socket.sendWithStatus('c')).toBe('sent');
+  });
+
+  it('online again with a heartbeat: a ping verifies the same socket; on the answer what was held goes out on it, in order', () => {
+    const h = offlineWhileOpen({ heartbeat });
+    h.socket.send('a');
+    h.socket.send('b');
+    h.environment.goOnline();
+    expect(h.last().sent).toEqual(['ping']);
+    expect(h.socket.snapshot).toMatchObject({ state: 'READY', paused: true }); // held until the answer
+    expect(h.socket.sendWithStatus('c')).toBe('queued');
+    h.clock.advanceBy(100);
+    h.last().receive('pong');
+    expect(h.last().sent).toEqual(['ping', 'a', 'b', 'c']);
+    expect(h.fake.sockets).toHaveLength(1);
+    expect(h.phases.at(-1)).toBe('connected');
+    expect(h.socket.sendWithStatus('d')).toBe('sent');
+  });
+
+  it('online again with a heartbeat and no answer within the timeout: closed as dead and replaced at once', () => {
+    const h = offlineWhileOpen({ heartbeat });
+    h.socket.send('a');
+    h.environment.goOnline();
+    const old = h.last();
+    h.clock.advanceBy(499);
+    expect(h.fake.sockets).toHaveLength(1);
+    h.clock.advanceBy(1);
+    expect(old.closedWith).toEqual({ code: 4000, reason: 'heartbeat timeout' });
+    old.finish();
+    expect(h.fake.sockets).toHaveLength(2); // resumed at once: the page is online
+    h.last().open();
+    expect(h.last().sent).toEqual(['a']);
+    expect(old.sent).toEqual(['ping']);
+  });
+
+  it('offline again before the answer: the answer does not release what is held', () => {
+    const h = offlineWhileOpen({ heartbeat });
+    h.socket.send('a');
+    h.environment.goOnline();
+    h.environment.goOffline();
+    h.last().receive('pong');
+    expect(h.socket.snapshot).toMatchObject({ state: 'READY', paused: true });
+    expect(h.last().sent).toEqual(['ping']);
+  });
+});

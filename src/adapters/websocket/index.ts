@@ -9,6 +9,7 @@ export {
   ReconnectingWebSocket as default,
   type DropEvent,
   type DropReason,
+  type FlushEvent,
   type EventHandler,
   type Listener,
   type ListenerOptions,

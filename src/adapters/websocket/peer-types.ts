@@ -22,5 +22,5 @@ export type Event = WebSocketEventLike & { readonly target?: unknown };
 
 /** reconnecting-websocket's listener lists, by event type. */
 export type ListenersMap = {
-  [K in keyof Omit<ReconnectingWebSocketEventMap, 'drop'>]: Listener<ReconnectingWebSocketEventMap[K]>[];
+  [K in keyof Omit<ReconnectingWebSocketEventMap, 'drop' | 'flush'>]: Listener<ReconnectingWebSocketEventMap[K]>[];
 };

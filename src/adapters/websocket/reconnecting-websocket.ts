@@ -49,7 +49,7 @@ import {
 import { closeOutcome } from './close-outcome.js';
 import { traceOf } from './debug-trace.js';
 import { isPaused, readyStateOf, retryCountOf, shouldReconnectOf, type WebSocketSnapshot } from './ready-state.js';
-import { type DropEvent, SendPath, type SendStatus } from './send-path.js';
+import { type DropEvent, type FlushEvent, SendPath, type SendStatus } from './send-path.js';
 import { type Releasing, releaseOf } from './socket-release.js';
 import {
   type EventHandler,
@@ -61,7 +61,7 @@ import {
 } from './websocket-event-target.js';
 
 export type { WebSocketSnapshot } from './ready-state.js';
-export type { DropEvent, DropReason, SendStatus } from './send-path.js';
+export type { DropEvent, DropReason, FlushEvent, SendStatus } from './send-path.js';
 export type {
   EventHandler,
   Listener,
@@ -109,6 +109,8 @@ export class ReconnectingWebSocket {
   onerror: EventHandler<ErrorEventLike> | null = null;
   /** Called once for each message that will never be sent. */
   ondrop: EventHandler<DropEvent> | null = null;
+  /** Called once for each queued message when it goes out on an open socket, in order. */
+  onflush: EventHandler<FlushEvent> | null = null;
 
   /**
    * The connection state, read-only: replays the current snapshot to each new subscriber and emits on
@@ -159,9 +161,15 @@ export class ReconnectingWebSocket {
     this.#events = new WebSocketEventTarget(this, (error) => {
       this.#report(error);
     });
-    this.#sendPath = new SendPath(this.#options, (event) => {
-      this.#emit('drop', event);
-    });
+    this.#sendPath = new SendPath(
+      this.#options,
+      (event) => {
+        this.#emit('drop', event);
+      },
+      (event) => {
+        this.#emit('flush', event);
+      },
+    );
     this.#startSession();
     this.#subject = new LatestSubject(this.#current);
     this.state$ = this.#subject.observable;

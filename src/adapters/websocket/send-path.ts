@@ -1,7 +1,8 @@
 /**
  * The send path of a {@link ReconnectingWebSocket}: a message goes to the open socket when nothing
  * is queued before it, else into the bounded {@link OutboundQueue} for the next open; whatever can
- * never be sent gets a `drop` event. Each message has exactly one outcome.
+ * never be sent gets a `drop` event, and a queued message that goes out a `flush` event. Each
+ * message has exactly one outcome.
  * @module
  */
 import type { ConnectionSnapshot } from '../../core/connection-snapshot.js';
@@ -31,6 +32,16 @@ export interface DropEvent extends WebSocketEventLike {
   readonly reason: DropReason;
 }
 
+/**
+ * Dispatched once for each message that was queued (`sendWithStatus()` said `'queued'`) when it goes
+ * out: handed to an open socket, in the order it was sent. A message sent at once (`'sent'`) gets none.
+ */
+export interface FlushEvent extends WebSocketEventLike {
+  readonly type: 'flush';
+  /** The message, as passed to `send()`. */
+  readonly data: Message;
+}
+
 /** The options the send path reads. */
 export interface SendPathOptions {
   readonly maxEnqueuedMessages: number;
@@ -44,13 +55,19 @@ export class SendPath {
   readonly queue: OutboundQueue;
   readonly #dropOnClose: boolean;
   readonly #drop: (event: DropEvent) => void;
+  readonly #flushed: (event: FlushEvent) => void;
   #warnedClosedSend = false;
 
   /** `drop` dispatches the `drop` event. */
-  constructor(options: SendPathOptions, drop: (event: DropEvent) => void) {
+  constructor(
+    options: SendPathOptions,
+    drop: (event: DropEvent) => void,
+    flushed: (event: FlushEvent) => void = () => undefined,
+  ) {
     this.queue = new OutboundQueue(options.maxEnqueuedMessages, options.maxEnqueuedBytes);
     this.#dropOnClose = options.dropOnClose;
     this.#drop = drop;
+    this.#flushed = flushed;
   }
 
   /**
@@ -81,6 +98,7 @@ export class SendPath {
     ) {
       socket.send(item.data);
       this.queue.shift();
+      this.#flushed({ type: 'flush', data: item.data });
     }
   }
 

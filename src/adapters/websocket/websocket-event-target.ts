@@ -5,7 +5,7 @@
  * reported and does not stop the others.
  * @module
  */
-import type { DropEvent } from './send-path.js';
+import type { DropEvent, FlushEvent } from './send-path.js';
 import type { CloseEventLike, ErrorEventLike, MessageEventLike, WebSocketEventLike } from './websocket-types.js';
 
 /** The events and their types. */
@@ -15,6 +15,7 @@ export interface ReconnectingWebSocketEventMap {
   error: ErrorEventLike;
   close: CloseEventLike;
   drop: DropEvent;
+  flush: FlushEvent;
 }
 
 /** The name of an event. */
@@ -58,7 +59,14 @@ interface Registration {
 
 /** The listeners of each event type, and their dispatch on behalf of `target` (the `this` of a listener). */
 export class WebSocketEventTarget {
-  readonly #lists: Record<EventType, Registration[]> = { open: [], message: [], error: [], close: [], drop: [] };
+  readonly #lists: Record<EventType, Registration[]> = {
+    open: [],
+    message: [],
+    error: [],
+    close: [],
+    drop: [],
+    flush: [],
+  };
   readonly #target: object;
   readonly #report: (error: unknown) => void;
 

@@ -570,3 +570,45 @@ describe('offline while the socket is open (virtual time)', () => {
     expect(h.last().sent).toEqual(['ping']);
   });
 });
+
+describe('the flush event: a queued message went out (virtual time)', () => {
+  it('fires once per queued message when it is handed to the socket, in order; a message sent at once gets none', () => {
+    const h = setup();
+    const flushed: unknown[] = [];
+    h.socket.onflush = (e) => flushed.push(`on ${String(e.data)}`);
+    h.socket.addEventListener('flush', (e) => flushed.push(`listener ${String(e.data)}`));
+    expect(h.socket.sendWithStatus('a')).toBe('queued');
+    expect(h.socket.sendWithStatus('b')).toBe('queued');
+    expect(flushed).toEqual([]);
+    h.last().open();
+    expect(flushed).toEqual(['on a', 'listener a', 'on b', 'listener b']);
+    expect(h.socket.sendWithStatus('c')).toBe('sent');
+    expect(flushed).toHaveLength(4);
+  });
+
+  it('a send from a flush listener goes after the rest of the queue', () => {
+    const h = setup();
+    h.socket.addEventListener('flush', (e) => {
+      if (e.data === 'a') h.socket.send('from listener');
+    });
+    h.socket.send('a');
+    h.socket.send('b');
+    h.last().open();
+    expect(h.last().sent).toEqual(['a', 'b', 'from listener']);
+  });
+
+  it('held while offline on an open socket, flushed on the answer to the verifying ping', () => {
+    const h = setup({
+      heartbeat: { interval: 1000, timeout: 500, ping: 'ping', isPong: (d: unknown) => d === 'pong' },
+    });
+    const flushed: unknown[] = [];
+    h.socket.addEventListener('flush', (e) => flushed.push(e.data));
+    h.last().open();
+    h.environment.goOffline();
+    h.socket.send('a');
+    h.environment.goOnline();
+    expect(flushed).toEqual([]);
+    h.last().receive('pong');
+    expect(flushed).toEqual(['a']);
+  });
+});

@@ -1,96 +1,34 @@
 /**
- * A connection banner in React with redialer's hooks: nothing for a blip under 5 s, then
- * "Reconnecting in 3 s · Retry now"; "Waiting for network…" at once when the browser is offline;
- * "Connection lost: …" when it gave up; and a short "Reconnected" after an outage that was shown.
- * The banner lives in an `aria-live` region that is always in the page, so screen readers announce
- * each change.
+ * A connection banner in React with redialer's `ConnectionBanner` over a socket the page owns:
+ * nothing for a blip under 5 s, then "Reconnecting in 3 s · Retry now"; "Connecting in 3 s · Retry
+ * now" when the first connection keeps failing; "Waiting for network…" at once when the browser is
+ * offline; "Connection lost: … · Try again" when it gave up; a short "Reconnected" after an outage
+ * that was shown. Screen readers hear the phase changes only, never the countdown. The CSS reserves
+ * the banner's line, so that the page does not shift when it shows.
  *
- * In your project: `import { useConnectionStatus, useRetryCountdown } from 'redialer/react';`
+ * In your project: `import { ConnectionBanner, useConnection } from 'redialer/react';` and
+ * `import { ReconnectingWebSocket } from 'redialer/websocket';`
  */
-import { useEffect, useRef, useState } from 'react';
-import {
-  type ConnectionStatusView,
-  type StateSource,
-  useConnectionStatus,
-  useRetryCountdown,
-} from '../src/adapters/react/index.js';
+import { ConnectionBanner, useConnection } from '../src/adapters/react/index.js';
+import { ReconnectingWebSocket } from '../src/adapters/websocket/index.js';
 
-/** Props of {@link ConnectionBanner}. */
-export interface ConnectionBannerProps {
-  /** A ConnectionManager, a ManagedChannel or a ReconnectingWebSocket (null while there is none yet). */
-  readonly source: StateSource | null;
-  /** How long an outage stays hidden. @defaultValue 5000 */
-  readonly graceMs?: number;
-  /** How long "Reconnected" stays after a shown outage. @defaultValue 3000 */
-  readonly reconnectedMs?: number;
-}
+/** The banner's CSS: its line is always there (empty while hidden), so nothing moves when it shows. */
+export const BANNER_CSS = `
+.connection-banner { height: 1.75em; line-height: 1.75em; padding: 0.25em 0.5em; overflow: hidden; }
+.connection-banner button { font: inherit; line-height: 1.25; padding: 0 0.5em; }
+.connection-banner .countdown { display: inline-block; min-width: 4.5em; } /* "…" to " in 120 s": the button stays put */
+.connection-banner[data-visible="true"] { background: #fff3cd; }
+.connection-banner[data-phase="failed"][data-visible="true"] { background: #f8d7da; }
+`;
 
-function describe(reason: unknown): string {
-  return reason instanceof Error ? reason.message : String(reason);
-}
-
-/** The banner's words for a shown status. */
-export function bannerText(status: ConnectionStatusView, seconds: number | undefined): string {
-  switch (status.phase) {
-    case 'offline':
-      return 'Waiting for network…';
-    case 'failed':
-      return `Connection lost: ${describe(status.reason)}`;
-    case 'unavailable':
-      return `Service unavailable: ${describe(status.reason)}`;
-    case 'connected':
-      return 'Connected';
-    case 'connecting':
-    case 'reconnecting': {
-      const verb = status.phase === 'connecting' ? 'Connecting' : 'Reconnecting';
-      return seconds === undefined || seconds === 0 ? `${verb}…` : `${verb} in ${String(seconds)} s`;
-    }
-  }
-}
-
-/** The banner: an always-present live region whose text changes with the connection. */
-export function ConnectionBanner({ source, graceMs = 5000, reconnectedMs = 3000 }: ConnectionBannerProps) {
-  const status = useConnectionStatus(source, { graceMs });
-  const seconds = useRetryCountdown(status.retryAt);
-  // "Reconnected" for a moment after an outage the user was shown (the `restored` event's moment).
-  const [reconnected, setReconnected] = useState(false);
-  const shown = useRef(false);
-  useEffect(() => {
-    if (status.phase !== 'connected') {
-      if (status.visible) shown.current = true;
-      setReconnected(false);
-      return undefined;
-    }
-    if (!shown.current) return undefined;
-    shown.current = false;
-    setReconnected(true);
-    const timer = setTimeout(() => {
-      setReconnected(false);
-    }, reconnectedMs);
-    return () => {
-      clearTimeout(timer);
-    };
-  }, [status, reconnectedMs]);
-
-  const retryable = status.visible && (status.phase === 'connecting' || status.phase === 'reconnecting');
+/** A page with one socket (one under StrictMode too) and its banner above the content. */
+export function FeedPage({ url, children }: { url: string; children?: React.ReactNode }) {
+  const socket = useConnection(() => new ReconnectingWebSocket(url), [url]);
   return (
-    <div
-      className="connection-banner"
-      role="status"
-      aria-live="polite"
-      data-phase={status.phase}
-      data-visible={String(status.visible)}
-    >
-      {status.visible ? <span className="text">{bannerText(status, seconds)}</span> : null}
-      {retryable ? (
-        <>
-          {' · '}
-          <button type="button" onClick={status.retryNow}>
-            Retry now
-          </button>
-        </>
-      ) : null}
-      {reconnected && !status.visible ? <span className="text">Reconnected</span> : null}
-    </div>
+    <>
+      <style>{BANNER_CSS}</style>
+      <ConnectionBanner source={socket} />
+      <main>{children}</main>
+    </>
   );
 }

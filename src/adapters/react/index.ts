@@ -15,6 +15,12 @@ export {
 } from './use-connection-status.js';
 export { useRetryCountdown, type UseRetryCountdownOptions } from './use-retry-countdown.js';
 export { useConnection, type Closable } from './use-connection.js';
+export {
+  ConnectionBanner,
+  CONNECTION_BANNER_TEXT,
+  type ConnectionBannerProps,
+  type ConnectionBannerText,
+} from './connection-banner.js';
 export { useConnectionEvents, type UseConnectionEventsOptions } from './use-connection-events.js';
 export { observableStore, type ExternalStore } from './external-store.js';
 export { SERVER_SNAPSHOT, type StateSource } from './state-source.js';

@@ -1,5 +1,5 @@
 /**
- * redialer/react really rendered: examples/connection-banner.tsx (useConnectionStatus and
+ * redialer/react really rendered: its ConnectionBanner (useConnectionStatus and
  * useRetryCountdown) in headless Chromium over a ReconnectingWebSocket on the browser's WebSocket,
  * against a real `ws` server on 127.0.0.1 that the test stops and restarts. The page is hydrated from
  * react-dom/server's HTML; every change of the banners is logged in the page with its time, and the
@@ -16,7 +16,7 @@ import { createElement as h } from 'react';
 import { renderToString } from 'react-dom/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AddressInfo, WebSocketServer } from 'ws';
-import { ConnectionBanner } from '../../../examples/connection-banner.js';
+import { ConnectionBanner } from '../../../src/adapters/react/index.js';
 import { hasChromium, launchChromium, noticeIfNoChromium } from '../../support/chromium.js';
 
 noticeIfNoChromium("redialer/react's headless Chromium test");
@@ -52,8 +52,7 @@ const entry = (url: string): string => `
 import { createElement as h } from 'react';
 import { hydrateRoot } from 'react-dom/client';
 import { ReconnectingWebSocket } from ${JSON.stringify(path('../../../src/adapters/websocket/index.ts'))};
-import { useConnectionStatus, useRetryCountdown } from ${JSON.stringify(path('../../../src/adapters/react/index.ts'))};
-import { ConnectionBanner } from ${JSON.stringify(path('../../../examples/connection-banner.tsx'))};
+import { ConnectionBanner, useConnectionStatus, useRetryCountdown } from ${JSON.stringify(path('../../../src/adapters/react/index.ts'))};
 
 const socket = new ReconnectingWebSocket(${JSON.stringify(url)}, [], { minUptime: 500 });
 const starts = [];

@@ -7,11 +7,11 @@ import { createElement as h } from 'react';
 import { renderToString } from 'react-dom/server';
 import { Observable, defer } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { ConnectionBanner } from '../../../examples/connection-banner.js';
 import { ConnectionManager, connectionStatus } from '../../../src/index.js';
 import type { ManagedChannel } from '../../../src/adapters/grpc/index.js';
 import type { ReconnectingWebSocket } from '../../../src/adapters/websocket/index.js';
 import {
+  ConnectionBanner,
   observableStore,
   SERVER_STATUS,
   type StateSource,
@@ -60,7 +60,8 @@ describe('redialer/react with react-dom/server', () => {
     const timers = clock.pendingTimers();
     const html = renderToString(h('main', null, h(ConnectionBanner, { source }), h(Details, { source })));
     expect(html).toBe(
-      '<main><div class="connection-banner" role="status" aria-live="polite" data-phase="connecting" data-visible="false"></div>' +
+      '<main><div class="connection-banner" data-phase="connecting" data-visible="false">' +
+        '<span role="status" aria-live="polite" aria-atomic="true"></span></div>' +
         '<p>IDLE 0 connecting false undefined</p></main>',
     );
     expect(subscriptions()).toBe(0);

@@ -21,6 +21,7 @@ export type { Connector, AttemptContext } from './core/connector.js';
 export {
   ConnectionManager,
   createConnectionManager,
+  type PauseOptions,
   type WaitForStateChangeOptions,
   type WakeOptions,
 } from './core/connection-manager.js';

@@ -82,7 +82,7 @@ export type MachineEvent<C> =
   /** A moment worth retrying at once (the network is back, the page is shown again). */
   | { readonly type: 'wake'; readonly ifWaitExceeds: number }
   | { readonly type: 'idle' }
-  | { readonly type: 'pause' }
+  | { readonly type: 'pause'; readonly offline?: true }
   | { readonly type: 'resume' }
   | { readonly type: 'shutdown' };
 
@@ -796,13 +796,18 @@ const HANDLERS: HandlerTable = {
       const snapshot = m.snapshot as Extract<ConnectionSnapshot, { state: 'READY' }>;
       return notServing(m, env, snapshot.connection, e.reason, {}, 'reported');
     },
-    pause: (m) =>
-      retag(
-        m,
-        true,
-        'paused: the connection stays open (the snapshot says paused); if it is lost, no attempt until resume()',
-      ),
-    resume: (m) => retag(m, false, 'resumed'),
+    pause: (m, e) =>
+      e.offline === true
+        ? retag(
+            m,
+            true,
+            'paused, offline: the connection stays open (the snapshot says paused); if it is lost, no attempt until resume()',
+          )
+        : flag({ ...m, paused: true }, 'paused: if this connection is lost, no new attempt until resume()'),
+    resume: (m) =>
+      (m.snapshot as { readonly paused?: true }).paused === true
+        ? retag(m, false, 'resumed')
+        : flag({ ...m, paused: false }, 'resumed'),
     idle: (m, _e, env) =>
       connectionEnded(
         m,

@@ -18,6 +18,15 @@ import { runGuarded } from '../internal/report-unhandled-error.js';
 import { scheduleTimerAt, timerWait } from '../internal/schedule-timer.js';
 import { checkOptionsObject, describeValue, optionalNumber } from '../internal/validate.js';
 
+/** Options of {@link ConnectionManager.pause}. */
+export interface PauseOptions {
+  /**
+   * The network is gone (the browser is offline), not only attempts held: an open connection is
+   * marked as paused too (it may be dead). @defaultValue false
+   */
+  readonly offline?: boolean;
+}
+
 /** Options of {@link ConnectionManager.waitForStateChange}. */
 export interface WaitForStateChangeOptions {
   /** Resolve `false` at this time on the scheduler clock (like gRPC's deadline). */
@@ -243,10 +252,12 @@ export class ConnectionManager<C = unknown> {
    * Holds attempts (for example while the host is offline): a wait in TRANSIENT_FAILURE goes IDLE
    * with `paused: true` at once, and a failed attempt or a lost connection goes there instead of
    * waiting; an attempt in flight or an open connection carries on. `connect()` while paused also
-   * waits. Elsewhere (already paused) a traced no-op.
+   * waits. Elsewhere (already paused) a traced no-op. With `offline: true` (the network itself is
+   * gone, as the browser says) an open connection is marked too: READY with `paused: true`, since it
+   * may be dead, which `connectionStatus` shows as `offline`.
    */
-  pause(): void {
-    this.#dispatch({ type: 'pause' });
+  pause(options?: PauseOptions): void {
+    this.#dispatch(options?.offline === true ? { type: 'pause', offline: true } : { type: 'pause' });
   }
 
   /**

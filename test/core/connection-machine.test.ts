@@ -387,9 +387,9 @@ describe('pause and resume (e.g. offline)', () => {
     expect(effects).toEqual([{ type: 'clear-timer' }]);
   });
 
-  it('an open connection stays READY, its snapshot saying paused (it may be dead); resume() clears it, nothing else changes', () => {
+  it('offline, an open connection stays READY, its snapshot saying paused (it may be dead); resume() clears it, nothing else changes', () => {
     const ready = inState('READY');
-    const paused = step(ready, { type: 'pause' }, 20);
+    const paused = step(ready, { type: 'pause', offline: true }, 20);
     expect(paused.effects).toEqual([]);
     expect(paused.state.snapshot).toEqual({ ...ready.snapshot, paused: true });
     const resumed = step(paused.state, { type: 'resume' }, 30);
@@ -397,6 +397,16 @@ describe('pause and resume (e.g. offline)', () => {
     expect(resumed.state.snapshot).toEqual(ready.snapshot);
     expect(resumed.state.paused).toBe(false);
     expect(step(paused.state, { type: 'pause' }, 25).state.snapshot).toBe(paused.state.snapshot); // a no-op
+  });
+
+  it('a pause that is not offline (attempts held, e.g. a stream waiting for its channel) leaves the READY snapshot as it is', () => {
+    const ready = inState('READY');
+    const paused = step(ready, { type: 'pause' }, 20);
+    expect(paused.state.snapshot).toBe(ready.snapshot);
+    expect(paused.state.paused).toBe(true);
+    const resumed = step(paused.state, { type: 'resume' }, 30);
+    expect(resumed.state.snapshot).toBe(ready.snapshot);
+    expect(resumed.state.paused).toBe(false);
   });
 
   it('an open connection lost while paused holds too', () => {

@@ -247,7 +247,7 @@ describe('connectionStatus over a real ConnectionManager', () => {
 });
 
 describe('connectionStatus over a paused ConnectionManager', () => {
-  it('pause() (offline) shows "offline" at once, also while the connection is still open; resume() reconnects, still shown, until READY', () => {
+  it('pause({ offline: true }) shows "offline" at once, also while the connection is still open; resume() reconnects, still shown, until READY', () => {
     run(({ cold, expectObservable }, ts) => {
       const manager = scriptedManager(ts, (n) =>
         n === 1 ? cold('5ms a 95ms #', { a: 'conn' }, refused) : cold('5ms a', { a: 'conn' }),
@@ -255,12 +255,18 @@ describe('connectionStatus over a paused ConnectionManager', () => {
       manager.connect();
       // READY at 5 ms; paused at 50 ms (offline: READY with paused, shown at once), so the loss at
       // 101 ms waits in IDLE, still offline (with the loss as reason); resume() at 3 s.
-      const calls = { 50: 'pause', 3000: 'resume', 4000: 'shutdown' } as const;
-      for (const [at, call] of Object.entries(calls)) {
-        ts.schedule(() => {
-          manager[call]();
-        }, Number(at));
-      }
+      const calls = {
+        50: () => {
+          manager.pause({ offline: true });
+        },
+        3000: () => {
+          manager.resume();
+        },
+        4000: () => {
+          manager.shutdown();
+        },
+      };
+      for (const [at, call] of Object.entries(calls)) ts.schedule(call, Number(at));
       const status$ = connectionStatus(manager.state$, { scheduler: ts });
       expectObservable(codes(status$)).toBe('n 4ms c 44ms O 50ms O 2898ms R 4ms c 994ms (f|)', STATUS_VALUES);
       expectObservable(eventCodes(status$)).toBe('50ms l 2954ms b 994ms |', EVENT_VALUES);

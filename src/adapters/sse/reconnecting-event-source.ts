@@ -208,7 +208,7 @@ export class ReconnectingEventSource extends EventTarget {
     );
     this.manager = new ConnectionManager<EventStreamConnection>({ ...managerOptions, scheduler, connector });
     this.state$ = this.manager.state$;
-    if (pauseWhileOffline && isOffline(environment)) this.manager.pause();
+    if (pauseWhileOffline && isOffline(environment)) this.manager.pause({ offline: true });
     if (pauseWhileOffline || retryOnVisible) {
       this.#stopWatching = watchEnvironment(environment, {
         online: () => {
@@ -217,7 +217,7 @@ export class ReconnectingEventSource extends EventTarget {
           if (pauseWhileOffline) this.manager.resume();
         },
         offline: () => {
-          if (pauseWhileOffline) this.manager.pause();
+          if (pauseWhileOffline) this.manager.pause({ offline: true });
         },
         visible: () => {
           if (retryOnVisible) this.manager.wake({ ifWaitExceeds: visibleRetryThreshold });

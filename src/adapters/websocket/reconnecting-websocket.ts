@@ -405,14 +405,14 @@ export class ReconnectingWebSocket {
       ...(options.onUnhandledError === undefined ? {} : { onUnhandledError: options.onUnhandledError }),
     });
     this.#manager = manager;
-    if (options.pauseWhileOffline && isOffline(options.environment)) manager.pause();
+    if (options.pauseWhileOffline && isOffline(options.environment)) manager.pause({ offline: true });
     if (options.pauseWhileOffline || options.retryOnVisible || options.heartbeat !== undefined) {
       this.#stopWatching = watchEnvironment(options.environment, {
         online: () => {
           this.#onOnline(manager);
         },
         offline: () => {
-          if (manager === this.#manager && options.pauseWhileOffline) manager.pause();
+          if (manager === this.#manager && options.pauseWhileOffline) manager.pause({ offline: true });
         },
         visible: () => {
           this.#onVisible(manager);

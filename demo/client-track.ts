@@ -3,9 +3,10 @@
  * attempts, backoff resets and recoveries are counted for the summary.
  */
 import type { ConnectionSnapshot, TraceEntry } from '../src/index.js';
+import { formatDuration, formatIn } from '../src/internal/format-duration.js';
 import type { ClientId, ClientStatus, FaultName, TimelineEntry } from './live-protocol.js';
 
-/** A short description of what ended an attempt, e.g. `ECONNREFUSED` or `attempt 2 cut after 2500 ms`. */
+/** A short description of what ended an attempt, e.g. `ECONNREFUSED` or `connection attempt 2 did not complete within 2.5 s`. */
 export function describeError(error: unknown): string | null {
   if (error === undefined || error === null) return null;
   if (typeof error === 'object') {
@@ -16,20 +17,18 @@ export function describeError(error: unknown): string | null {
   return typeof error === 'string' ? error : JSON.stringify(error);
 }
 
-const secs = (ms: number): string => `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
-
 /** The line a transition prints, e.g. `attempt 3 failed (ECONNREFUSED); next attempt in 1.3 s`. */
 export function describeSnapshot(s: ConnectionSnapshot, now: number, previous?: ConnectionSnapshot['state']): string {
   const error = describeError(s.lastError);
   switch (s.state) {
     case 'CONNECTING':
-      return `attempt ${String(s.attempt)}; cut in ${secs(s.timeoutAt - now)} if no answer`;
+      return `attempt ${String(s.attempt)}; cut ${formatIn(s.timeoutAt - now)} if no answer`;
     case 'READY':
       return `attempt ${String(s.attempt)} connected`;
     case 'TRANSIENT_FAILURE':
       if (previous === 'READY')
-        return `connection lost (${error ?? 'closed'}); next attempt in ${secs(s.nextAttemptAt - now)}`;
-      return `attempt ${String(s.attempt)} ended (${error ?? 'closed'}); next attempt in ${secs(s.nextAttemptAt - now)}`;
+        return `connection lost (${error ?? 'closed'}); next attempt ${formatIn(s.nextAttemptAt - now)}`;
+      return `attempt ${String(s.attempt)} ended (${error ?? 'closed'}); next attempt ${formatIn(s.nextAttemptAt - now)}`;
     case 'IDLE':
       return error === null ? 'idle' : `idle (${error})`;
     case 'SHUTDOWN':
@@ -63,7 +62,7 @@ export class ClientTrack {
     let detail = describeSnapshot(s, now, previous);
     // How long the attempt took: with several addresses, a dead first one shows here as the stagger.
     if (s.state === 'READY' && this.#connectingSince !== undefined)
-      detail += ` after ${String(s.since - this.#connectingSince)} ms`;
+      detail += ` after ${formatDuration(s.since - this.#connectingSince)}`;
     this.#connectingSince = s.state === 'CONNECTING' ? s.since : undefined;
     const entry: TimelineEntry = { at: s.since, client: this.id, state: s.state, detail };
     this.entries.push(entry);

@@ -27,7 +27,7 @@ export async function request(url: string, init: RequestInit & { signal: AbortSi
       if (!response.ok) {
         // Release the connection; the status and the headers (Retry-After) are all the retry needs.
         await response.body?.cancel();
-        throw new HttpResponseError(response);
+        throw new HttpResponseError(response, { method });
       }
       return response;
     },

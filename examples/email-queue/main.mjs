@@ -99,7 +99,7 @@ const sendMail = failover(
         });
         if (!response.ok) {
           await response.body?.cancel();
-          throw new HttpResponseError(response);
+          throw new HttpResponseError(response, { method: 'POST' });
         }
         counts.sent += 1;
         return provider.name;

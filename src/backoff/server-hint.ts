@@ -5,6 +5,7 @@
  * @module
  */
 import { type BackoffPolicy, MAX_DELAY_MS, type RandomSource, clampDelay, uniform } from './backoff.js';
+import { formatDuration } from '../internal/format-duration.js';
 
 /** The spread added to a server's hint so that clients told the same wait do not return together. */
 export const HINT_JITTER = 0.2;
@@ -42,10 +43,10 @@ export function boundHint(hint: unknown, ceiling: number): BoundedHint | undefin
   return hint > ceiling ? { delay: ceiling, asked: hint, cut: true } : { delay: hint, asked: hint, cut: false };
 }
 
-/** A note for traces and logs on a bounded hint: `the server asked for at least 3000 ms` (and the cut). */
+/** A note for traces and logs on a bounded hint: `the server asked for at least 3 s` (and the cut). */
 export function describeHint(hint: BoundedHint, option = 'maxRetryAfter'): string {
-  const asked = `the server asked for at least ${String(hint.asked)} ms`;
-  return hint.cut ? `${asked}; cut to ${option} (${String(hint.delay)} ms)` : asked;
+  const asked = `the server asked for at least ${formatDuration(hint.asked)}`;
+  return hint.cut ? `${asked}; cut to ${option} (${formatDuration(hint.delay)})` : asked;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { brand, hasBrand } from '../internal/brand.js';
 import { ConnectorBackoffError } from '../errors/connector-backoff-error.js';
 import { describeError } from '../internal/describe-error.js';
+import { formatIn } from '../internal/format-duration.js';
 
 /** What one address did in a failed pass of {@link happyEyeballs}. */
 export interface AddressFailure {
@@ -26,10 +27,7 @@ export class AllAddressesFailedError extends ConnectorBackoffError {
     delay: number,
   ) {
     const parts = failures.map((f) => `${f.label}: ${f.error === undefined ? 'backing off' : describeError(f.error)}`);
-    super(
-      `all ${String(failures.length)} addresses failed (${parts.join('; ')}); next in ${String(Math.ceil(delay))} ms`,
-      delay,
-    );
+    super(`all ${String(failures.length)} addresses failed (${parts.join('; ')}); next ${formatIn(delay)}`, delay);
     brand(this, 'AllAddressesFailedError');
   }
 }

@@ -27,6 +27,7 @@ import { isGracefulEnd } from '../errors/graceful-end.js';
 import { NotServingError } from '../errors/not-serving-error.js';
 import { PermanentError, isPermanentError } from '../errors/permanent-error.js';
 import { describeSafely } from '../internal/read-safely.js';
+import { formatDuration, formatIn } from '../internal/format-duration.js';
 import { retryAfterDelayOf } from '../errors/retry-after-error.js';
 import { ShutdownError } from '../errors/shutdown-error.js';
 
@@ -408,9 +409,9 @@ function startAttempt<C>(m: MachineState<C>, env: MachineEnv, detail: string): T
       { type: 'start-attempt', attemptId, attempt, timeoutAt },
     ],
     () =>
-      `${detail}; attempt ${String(attempt)}, next no sooner than +${String(deadline - now)} ms${
+      `${detail}; attempt ${String(attempt)}, next no sooner than ${formatDuration(deadline - now)} from now${
         floor > now + delay ? ' (the floor on attempt starts)' : ''
-      }, cut at +${String(timeoutAt - now)} ms`,
+      }, cut ${formatIn(timeoutAt - now)}`,
   );
 }
 
@@ -451,7 +452,7 @@ function attemptFailed<C>(
   return new Described(
     state,
     [...extra, { type: 'set-timer', at: nextAttemptAt }],
-    () => `${detail}; next attempt in ${String(nextAttemptAt - now)} ms${serverNote(hint, serverHints)}`,
+    () => `${detail}; next attempt ${formatIn(nextAttemptAt - now)}${serverNote(hint, serverHints)}`,
   );
 }
 
@@ -558,7 +559,7 @@ function connectionEnded<C>(
   const attempt = lossCounts ? 1 : stable ? 0 : m.snapshot.attempt;
   const { now, minUptime, serverHints } = env;
   const why = (): string => {
-    const under = `under minUptime ${String(minUptime)} ms`;
+    const under = `under minUptime ${formatDuration(minUptime)}`;
     const reset = lossCounts ? 'backoff reset, the loss counts as its first failure' : 'backoff reset';
     const outcome = forgiven
       ? `ended gracefully by the server: ${reset}, grace credit spent`
@@ -567,7 +568,7 @@ function connectionEnded<C>(
         : graceful
           ? `ended gracefully by the server ${under}, no grace credit: counts as a failure`
           : `${under}: counts as a failure`;
-    return `${detail} after ${String(uptime)} ms (${outcome})`;
+    return `${detail} after ${formatDuration(uptime)} (${outcome})`;
   };
   if (!reconnects) {
     const state = enter(
@@ -602,7 +603,7 @@ function connectionEnded<C>(
   return new Described(
     state,
     [...extra, { type: 'set-timer', at: nextAttemptAt }],
-    () => `${why()}; next attempt in ${String(nextAttemptAt - now)} ms${serverNote(hint, serverHints)}`,
+    () => `${why()}; next attempt ${formatIn(nextAttemptAt - now)}${serverNote(hint, serverHints)}`,
   );
 }
 
@@ -642,7 +643,7 @@ function endWaitEarly<C>(m: MachineState<C>, env: MachineEnv, keepHint: boolean,
   return {
     state,
     effects: [{ type: 'set-timer', at: earliest }],
-    detail: `${detail}; next attempt in ${String(earliest - env.now)} ms (${why})`,
+    detail: `${detail}; next attempt ${formatIn(earliest - env.now)} (${why})`,
   };
 }
 
@@ -707,7 +708,7 @@ const HANDLERS: HandlerTable = {
       return {
         state,
         effects: [{ type: 'set-timer', at: earliest }],
-        detail: `resumed; next attempt in ${String(earliest - env.now)} ms (${why})`,
+        detail: `resumed; next attempt ${formatIn(earliest - env.now)} (${why})`,
       };
     },
     // Only a resumed attempt held back by the floor or a hint arms a timer in IDLE (see resume).
@@ -770,7 +771,7 @@ const HANDLERS: HandlerTable = {
       return {
         state,
         effects: [{ type: 'set-timer', at: timeoutAt }],
-        detail: `backoff reset; cut moved to +${String(timeoutAt - env.now)} ms`,
+        detail: `backoff reset; cut moved to ${formatDuration(timeoutAt - env.now)} from now`,
       };
     },
     pause: (m) => flag({ ...m, paused: true }, 'paused: if this attempt fails, no new one until resume()'),
@@ -878,7 +879,7 @@ const HANDLERS: HandlerTable = {
       if (isConnected(m)) return noop(m, 'wake in TRANSIENT_FAILURE: the connection is open, no wait to cut');
       const left = waitOf(m).nextAttemptAt - env.now;
       if (left <= e.ifWaitExceeds)
-        return noop(m, `wake: ${String(left)} ms of the wait left, not over ${String(e.ifWaitExceeds)} ms`);
+        return noop(m, `wake: ${formatDuration(left)} of the wait left, not over ${formatDuration(e.ifWaitExceeds)}`);
       return endWaitEarly(m, env, true, 'woken: backoff reset');
     },
   },
@@ -911,7 +912,7 @@ export function transition<C>(m: MachineState<C>, event: MachineEvent<C>, env: M
     return noop(m, `${event.type} from stale attempt #${String(event.attemptId)}`);
   }
   if (event.type === 'timer' && event.at !== m.timerAt) {
-    return noop(m, `stale timer for ${String(event.at)}`);
+    return noop(m, `stale timer, due ${formatDuration(env.now - event.at)} ago`);
   }
   if ((event.type === 'pause') === m.paused && (event.type === 'pause' || event.type === 'resume')) {
     return noop(m, `${event.type} in ${state}: ${NOT_APPLICABLE[event.type]}`);

@@ -34,7 +34,7 @@ export interface TraceEntry {
   readonly from: ConnectivityState;
   /** The state after it (equal to `from` for a no-op). */
   readonly to: ConnectivityState;
-  /** What happened, e.g. `attempt 3 cut after 20000 ms` or `ignored: already connecting`. */
+  /** What happened, e.g. `attempt 3 failed; next attempt in 1.6 s` or `ignored: already connecting`. */
   readonly detail: string;
 }
 

@@ -1,4 +1,5 @@
 import { brand, hasBrand } from '../internal/brand.js';
+import { formatDuration } from '../internal/format-duration.js';
 
 /** An attempt was cut because it did not establish a connection by its deadline. */
 export class ConnectTimeoutError extends Error {
@@ -10,7 +11,7 @@ export class ConnectTimeoutError extends Error {
     /** How long the attempt was given, in milliseconds. */
     readonly timeout: number,
   ) {
-    super(`connection attempt ${String(attempt)} did not complete within ${String(timeout)} ms`);
+    super(`connection attempt ${String(attempt)} did not complete within ${formatDuration(timeout)}`);
     brand(this, 'ConnectTimeoutError');
   }
 }

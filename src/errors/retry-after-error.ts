@@ -2,6 +2,7 @@ import { MAX_DELAY_MS } from '../internal/max-delay.js';
 import { checkNumber } from '../internal/validate.js';
 import { brand, hasBrand } from '../internal/brand.js';
 import { readSafely } from '../internal/read-safely.js';
+import { formatDuration } from '../internal/format-duration.js';
 
 /**
  * A failure with the server's word on when to come back (a WebSocket close 1012/1013 with a delay
@@ -24,7 +25,7 @@ export class RetryAfterError extends Error {
     const ms = Math.min(MAX_DELAY_MS, checkNumber('delay', delay, { min: 0, allowInfinity: true }));
     const message = readSafely(options?.cause, 'message');
     super(
-      `the server asked to retry after ${String(ms)} ms${typeof message === 'string' ? `: ${message}` : ''}`,
+      `the server asked to retry after ${formatDuration(ms)}${typeof message === 'string' ? `: ${message}` : ''}`,
       options,
     );
     this.delay = ms;

@@ -7,6 +7,7 @@
  */
 import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { checkNumber } from '../internal/validate.js';
+import { formatDuration } from '../internal/format-duration.js';
 
 interface Ordered {
   readonly delay: number;
@@ -127,7 +128,7 @@ export function createVirtualClock(start = 0, options: VirtualClockOptions = {})
     if (action === undefined || action.delay > end) return false;
     if (fired >= maxFirings) {
       throw new RangeError(
-        `redialer: the virtual clock fired ${String(fired)} timers in one ${name}() call and stopped at ${String(scheduler.frame)} ms ` +
+        `redialer: the virtual clock fired ${String(fired)} timers in one ${name}() call and stopped at ${formatDuration(scheduler.frame - start)} of virtual time ` +
           `with ${String(actions.length)} still pending (option "maxTimerFirings" is ${String(maxFirings)}); ` +
           'does a timer re-arm itself with no delay?',
       );

@@ -220,6 +220,7 @@ describe('effects', () => {
     const m = inState('CONNECTING');
     expect(step(m, { type: 'established', attemptId: 99, connection: 'c' }).detail).toMatch(/stale attempt/);
     expect(step(m, { type: 'timer', at: 5 }).detail).toMatch(/stale timer/);
+    expect(step(m, { type: 'timer', at: 5 }, 1645).detail).toBe('ignored: stale timer, due 1.6 s ago');
   });
 
   it('is pure: the same inputs give equal outputs and the input is not mutated', () => {
@@ -242,7 +243,7 @@ describe('effects', () => {
       return t;
     };
     const connecting = described(() => transition(initialState<string>(0), { type: 'connect' }, shared), 0);
-    expect(connecting.detail).toBe('connection requested; attempt 1, next no sooner than +1000 ms, cut at +20000 ms');
+    expect(connecting.detail).toBe('connection requested; attempt 1, next no sooner than 1 s from now, cut in 20 s');
     const m = inState('CONNECTING');
     const failed = described(
       () => transition(m, { type: 'ended', attemptId: m.attemptId, error: new Error('x'), clean: false }, shared),
@@ -255,7 +256,7 @@ describe('effects', () => {
         transition(ready, { type: 'ended', attemptId: ready.attemptId, error: new Error('x'), clean: false }, shared),
       6010,
     );
-    expect(lost.detail).toBe('connection lost after 6000 ms (backoff reset); next attempt in 0 ms');
+    expect(lost.detail).toBe('connection lost after 6 s (backoff reset); next attempt now');
     const established = described(
       () => transition(m, { type: 'established', attemptId: m.attemptId, connection: 'c' }, shared),
       20,
@@ -519,7 +520,7 @@ describe('wake (the network is back, the page is shown) and the wait the server 
     const { state, effects, detail } = wake(t, 1000, 0, over);
     expect(state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', nextAttemptAt: 5510 });
     expect(effects).toEqual([{ type: 'set-timer', at: 5510 }]);
-    expect(detail).toBe('woken: backoff reset; next attempt in 4510 ms (the wait the server asked for)');
+    expect(detail).toBe('woken: backoff reset; next attempt in 4.5 s (the wait the server asked for)');
     expect(wake(state, 6000, 0, over).detail).toMatch(/^ignored: wake in CONNECTING|^ignored: wake: /);
   });
 
@@ -649,7 +650,7 @@ describe('backoffAfterLoss: the loss of a stable connection as the first failure
     const lost = lose(inState('READY'), 10_000, on);
     expect(lost.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 1, nextAttemptAt: 11_000 });
     expect(lost.state.backoff?.delay).toBe(1000);
-    expect(lost.detail).toMatch(/\(backoff reset, the loss counts as its first failure\); next attempt in 1000 ms/);
+    expect(lost.detail).toMatch(/\(backoff reset, the loss counts as its first failure\); next attempt in 1 s/);
     const retry = step(lost.state, { type: 'timer', at: 11_000 }, 11_000, on).state;
     expect(retry.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 2 });
     const failed = step(
@@ -690,7 +691,7 @@ describe('a connection the server ended gracefully (the grace credit)', () => {
     // The first wait (1000 ms) counts from the end of the connection, not from the attempt's start.
     expect(drained.state.snapshot).toMatchObject({ state: 'TRANSIENT_FAILURE', attempt: 1, nextAttemptAt: 1100 });
     expect(drained.state.backoff).toBe(ready.backoff);
-    expect(drained.detail).toMatch(/ended gracefully by the server under minUptime 5000 ms, no grace credit/);
+    expect(drained.detail).toMatch(/ended gracefully by the server under minUptime 5 s, no grace credit/);
   });
 
   it('a connection that lived minUptime earns the credit; the next young graceful end spends it on a reset', () => {

@@ -88,7 +88,7 @@ describe('wake', () => {
     h.manager.wake({ ifWaitExceeds: 1000 });
     expect(h.manager.snapshot.state).toBe('TRANSIENT_FAILURE');
     expect(trace.at(-1)).toMatchObject({ event: 'wake', from: 'TRANSIENT_FAILURE', to: 'TRANSIENT_FAILURE' });
-    expect(trace.at(-1)?.detail).toMatch(/^ignored: wake: \d+ ms of the wait left, not over 1000 ms/);
+    expect(trace.at(-1)?.detail).toMatch(/^ignored: wake: (\d+ ms|1 s) of the wait left, not over 1 s/);
     h.manager.wake();
     expect(h.manager.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 1 });
     expect(h.starts).toEqual([0, 0]);
@@ -364,7 +364,7 @@ describe('trace', () => {
       'TRANSIENT_FAILURE -> TRANSIENT_FAILURE (connect)',
       'TRANSIENT_FAILURE -> SHUTDOWN (shutdown)',
     ]);
-    expect(entries[1]?.detail).toBe('attempt 1 failed; next attempt in 1000 ms');
+    expect(entries[1]?.detail).toBe('attempt 1 failed; next attempt in 1 s');
     expect(entries[2]?.detail).toBe('ignored: connect in TRANSIENT_FAILURE: connect() applies only in IDLE');
   });
 });

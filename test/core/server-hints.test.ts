@@ -115,7 +115,7 @@ describe('the ceiling on server hints (maxRetryAfter)', () => {
       // random 0: no spread (at the ceiling the spread goes downwards, within [0.8, 1] of it).
       const { wait: got, detail } = lost(hint, { random: () => 0 });
       expect(got).toBe(wait);
-      expect(detail).toMatch(/cut to maxRetryAfter \(144000 ms\)/);
+      expect(detail).toMatch(/cut to maxRetryAfter \(2 min 24 s\)/);
     },
   );
 

@@ -135,7 +135,7 @@ describe('the virtual clock', () => {
     expect(() => {
       clock.advanceBy(10);
     }).toThrow(
-      /the virtual clock fired 1000 timers in one advanceBy\(\) call and stopped at 0 ms with 1 still pending \(option "maxTimerFirings" is 1000\)/,
+      /the virtual clock fired 1000 timers in one advanceBy\(\) call and stopped at 0 ms of virtual time with 1 still pending \(option "maxTimerFirings" is 1000\)/,
     );
     await expect(clock.runAllAsync()).rejects.toThrow(/in one runAllAsync\(\) call/);
     m.shutdown();

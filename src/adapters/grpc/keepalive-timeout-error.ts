@@ -1,4 +1,5 @@
 import { brand, hasBrand } from '../../internal/brand.js';
+import { formatDuration } from '../../internal/format-duration.js';
 
 /** A keepalive PING went unanswered: the connection is presumed dead and is closed. */
 export class KeepaliveTimeoutError extends Error {
@@ -8,7 +9,7 @@ export class KeepaliveTimeoutError extends Error {
     /** How long the PING waited for its acknowledgement, in milliseconds. */
     readonly timeout: number,
   ) {
-    super(`the server did not answer a keepalive PING within ${String(timeout)} ms`);
+    super(`the server did not answer a keepalive PING within ${formatDuration(timeout)}`);
     brand(this, 'KeepaliveTimeoutError');
   }
 }

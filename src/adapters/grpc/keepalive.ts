@@ -8,6 +8,7 @@
  */
 import { MAX_DELAY_MS } from '../../backoff/backoff.js';
 import { checkNumber, describeValue, optionalBoolean, optionalNumber } from '../../internal/validate.js';
+import { formatDuration } from '../../internal/format-duration.js';
 import { type GoawayError, isGoawayError } from './goaway-error.js';
 
 /** gRFC A8: "If smaller than ten seconds, ten seconds will be used instead." */
@@ -108,7 +109,7 @@ export class KeepalivePolicy {
     this.time = Math.min(previous * 2, MAX_DELAY_MS);
     this.#log(
       `redialer: ${target} ended the connection with GOAWAY ENHANCE_YOUR_CALM "too_many_pings"; ` +
-        `keepalive time raised from ${String(previous)} ms to ${String(this.time)} ms for new connections`,
+        `keepalive time raised from ${formatDuration(previous)} to ${formatDuration(this.time)} for new connections`,
     );
     return true;
   }

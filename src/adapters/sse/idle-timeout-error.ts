@@ -1,4 +1,5 @@
 import { brand, hasBrand } from '../../internal/brand.js';
+import { formatDuration } from '../../internal/format-duration.js';
 
 /** Nothing arrived on an open event stream (no event, no comment) for `idleTimeout` ms: the attempt was ended. */
 export class IdleTimeoutError extends Error {
@@ -8,7 +9,7 @@ export class IdleTimeoutError extends Error {
     /** How long nothing had arrived, ms. */
     readonly silence: number,
   ) {
-    super(`the event stream sent nothing for ${String(silence)} ms (idleTimeout): reconnecting`);
+    super(`the event stream sent nothing for ${formatDuration(silence)} (idleTimeout): reconnecting`);
     brand(this, 'IdleTimeoutError');
   }
 }

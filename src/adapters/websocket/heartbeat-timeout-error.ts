@@ -1,4 +1,5 @@
 import { brand, hasBrand } from '../../internal/brand.js';
+import { formatDuration } from '../../internal/format-duration.js';
 
 /**
  * The heartbeat found the connection dead: nothing arrived (no message, no pong) for `interval +
@@ -11,7 +12,7 @@ export class HeartbeatTimeoutError extends Error {
     /** How long nothing had arrived, in milliseconds. */
     readonly silence: number,
   ) {
-    super(`the WebSocket sent nothing for ${String(silence)} ms (heartbeat timeout): closed with code 4000`);
+    super(`the WebSocket sent nothing for ${formatDuration(silence)} (heartbeat timeout): closed with code 4000`);
     brand(this, 'HeartbeatTimeoutError');
   }
 }

@@ -10,6 +10,7 @@ import { type Backoff, type BackoffPolicy, type RandomSource, clampDelay } from 
 import { type BackoffStep, stepBackoff } from '../../backoff/backoff-step.js';
 import { boundHint, hintedDelay } from '../../backoff/server-hint.js';
 import { isRetryAfterError, retryAfterDelayOf } from '../../errors/retry-after-error.js';
+import { formatDuration } from '../../internal/format-duration.js';
 import {
   type Classification,
   type Classifier,
@@ -90,7 +91,7 @@ export function classifyJobError(error: unknown, classify: Classifier): Classifi
   if (!isRetryAfterError(error)) return classify(error);
   const inner = error.cause === undefined ? undefined : classify(error.cause);
   return transient(
-    `the server asked to retry after ${String(error.delay)} ms`,
+    `the server asked to retry after ${formatDuration(error.delay)}`,
     inner?.kind === 'transient' ? inner.sent : 'maybe',
   );
 }
@@ -99,10 +100,6 @@ function hintOf(error: unknown, now: number): ReturnType<typeof serverHint> {
   const delay = retryAfterDelayOf(error);
   if (delay !== undefined) return { kind: 'retry-after', delay };
   return serverHint(error, now);
-}
-
-function ms(value: number): string {
-  return String(Math.round(value));
 }
 
 /**
@@ -150,12 +147,12 @@ export function decideJobRetry(
       const header = source === 'pushback' ? 'grpc-retry-pushback-ms' : 'Retry-After';
       return giveUp(
         'retry-after-beyond-deadline',
-        `the server asked to wait ${ms(delay)} ms (${header}), beyond the ${ms(left)} ms left before the job's deadline`,
+        `the server asked to wait ${formatDuration(delay)} (${header}), beyond the ${formatDuration(left)} left before the job's deadline`,
       );
     }
     return giveUp(
       'deadline',
-      `the next wait (${ms(delay)} ms) would end after the job's deadline, ${ms(left)} ms away (${classification.reason})`,
+      `the next wait (${formatDuration(delay)}) would end after the job's deadline, ${formatDuration(left)} away (${classification.reason})`,
     );
   }
   return { type: 'retry', delay, source, classification: pre.classification };

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { BehaviorSubject, type Observable, type SchedulerLike, type Subscription, distinctUntilChanged } from 'rxjs';
 import { runGuarded } from '../../internal/report-unhandled-error.js';
 import { unrefScheduler } from '../../internal/unref-scheduler.js';
+import { formatDuration } from '../../internal/format-duration.js';
 import type {
   CounterLike,
   MeterLike,
@@ -281,7 +282,7 @@ export function startSync<K extends string, Reply extends { readonly members: nu
     try {
       const timeout = new Promise<never>((_resolve, reject) => {
         cancel = scheduleTimer(scheduler, options.syncTimeout, () => {
-          reject(new Timeout(`the sync took longer than ${String(options.syncTimeout)} ms`));
+          reject(new Timeout(`the sync took longer than ${formatDuration(options.syncTimeout)}`));
         });
       });
       const raw = await Promise.race([

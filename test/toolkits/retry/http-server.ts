@@ -51,7 +51,7 @@ export async function fetchText(url: string, signal: AbortSignal, init: RequestI
   const res = await fetch(url, { ...init, signal });
   if (!res.ok) {
     await res.body?.cancel();
-    throw new HttpResponseError(res);
+    throw new HttpResponseError(res, { method: init.method ?? 'GET' });
   }
   return res.text();
 }

@@ -10,6 +10,8 @@
 import type { Backoff, BackoffPolicy, RandomSource } from '../../../backoff/backoff.js';
 import { stepBackoff } from '../../../backoff/backoff-step.js';
 import type { SharedBreakerState } from './breaker-state-store.js';
+import { openFor } from './broken-circuit-error.js';
+import { formatDuration } from '../../../internal/format-duration.js';
 import type { CallOutcome, TripStrategy } from './trip-strategy.js';
 
 /** A breaker's state: `until` says when an open breaker lets a probe through. */
@@ -185,7 +187,7 @@ function open<S>(
     { state: 'open', since: now, until, opens, lastError: step.ok ? error : step.error },
     { ...patch, breakBackoff: step.ok ? step.backoff : m.breakBackoff },
     step.ok
-      ? `${detail}; a break of ${String(step.delay)} ms`
+      ? `${detail}; a break of ${formatDuration(step.delay)}`
       : `${detail}; the break policy failed: open until reset()`,
     [{ type: 'count-open' }],
     [{ type: 'persist', shared: { state: 'open', until, opens } }],
@@ -215,7 +217,7 @@ function close<S>(
 function endDueBreak<S>(m: BreakerState<S>, now: number): BreakerTransition<S> {
   const s = m.snapshot;
   if (s.state !== 'open') return noop(m, `${s.state}: no break to end`);
-  if (now < s.until) return noop(m, `open until ${String(s.until)}`);
+  if (now < s.until) return noop(m, openFor(s.until, now));
   return enter(m, { state: 'half-open', since: now, opens: s.opens }, {}, 'the break is over');
 }
 
@@ -229,7 +231,7 @@ function acquire<S>(m: BreakerState<S>, now: number): BreakerTransition<S> {
     return {
       state: next,
       effects: [...ended, { type: 'refuse', until: refusal.until, cause: refusal.cause }],
-      detail: s.state === 'open' ? `refused: open until ${String(s.until)}` : 'refused: the probe is in flight',
+      detail: s.state === 'open' ? `refused: ${openFor(s.until, now)}` : 'refused: the probe is in flight',
     };
   }
   const probe = s.state === 'half-open';
@@ -315,8 +317,8 @@ function follow<S>(
     if (s.state === 'closed') return noop(m, 'already closed');
     return close(m, now, rules, false, 'closed through the store');
   }
-  if (s.state === 'open' && s.until >= shared.until) return noop(m, `already open until ${String(s.until)}`);
-  if (shared.until <= now) return noop(m, `a shared break that ended at ${String(shared.until)}`);
+  if (s.state === 'open' && s.until >= shared.until) return noop(m, `already ${openFor(s.until, now)}`);
+  if (shared.until <= now) return noop(m, `a shared break that ended ${formatDuration(now - shared.until)} ago`);
   return enter(
     m,
     { state: 'open', since: now, until: shared.until, opens: Math.max(shared.opens, s.opens), lastError: undefined },

@@ -86,7 +86,7 @@ export interface BreakerTraceEntry {
   readonly from: 'closed' | 'open' | 'half-open';
   /** The state after it (equal to `from` when it stayed). */
   readonly to: 'closed' | 'open' | 'half-open';
-  /** What happened, e.g. `closed -> open (3 consecutive failures; a break of 5000 ms)`. */
+  /** What happened, e.g. `closed -> open (3 consecutive failures; a break of 5 s)`. */
   readonly detail: string;
 }
 

@@ -263,8 +263,9 @@ function startBreaker<S>(o: ResolvedBreakerOptions, strategy: TripStrategy<S>): 
       if (signal?.aborted === true) throw signal.reason;
       const admission = acquire();
       if (admission?.type !== 'admit') {
-        const { until, cause } = admission ?? refusalOf(subject.value, now());
-        throw new BrokenCircuitError(name, until, cause === undefined ? undefined : { cause });
+        const t = now();
+        const { until, cause } = admission ?? refusalOf(subject.value, t);
+        throw new BrokenCircuitError(name, until, cause === undefined ? { now: t } : { cause, now: t });
       }
       const permit = permitFor(admission.permit);
       try {

@@ -114,7 +114,7 @@ function checkSignal(value: unknown): AbortSignal | undefined {
  * ```ts
  * const response = await retry(async ({ signal }) => {
  *   const res = await fetch(url, { signal });
- *   if (!res.ok) throw new HttpResponseError(res);
+ *   if (!res.ok) throw new HttpResponseError(res, { method: 'GET' });
  *   return res;
  * }, { maxAttempts: 4, totalTimeout: 10_000 });
  * ```

@@ -15,6 +15,8 @@ import {
   earliestStart,
   spendStart,
 } from '../../../backoff/attempt-spacing.js';
+import { formatDuration } from '../../../internal/format-duration.js';
+import { openFor } from '../breaker/broken-circuit-error.js';
 import type { Classification } from '../classification/classify.js';
 import type { RetryEvent } from '../core/retry-event.js';
 import { DeadlineExceededError } from '../timeouts/deadline-exceeded-error.js';
@@ -210,19 +212,14 @@ export function initialCallState(
   };
 }
 
-/** Milliseconds for a message: whole numbers, as timers see them. */
-export function ms(value: number): string {
-  return String(Math.round(value));
-}
-
 /**
  * Why `provider` cannot be tried at `t`, or undefined if it can: in flight, breaker open, backing
  * off (its backoff or a server hint), or its budget refuses a second attempt.
  */
 export function blockedReason(state: CallState, provider: number, view: ProviderView, t: number): string | undefined {
   if (state.flights.some((f) => f.provider === provider)) return 'in flight';
-  if (view.breaker?.state === 'open') return `circuit open until +${String(view.breaker.until - t)} ms`;
-  if (view.nextEligibleAt > t) return `backing off until +${ms(view.nextEligibleAt - t)} ms`;
+  if (view.breaker?.state === 'open') return `circuit ${openFor(view.breaker.until, t)}`;
+  if (view.nextEligibleAt > t) return `backing off for another ${formatDuration(view.nextEligibleAt - t)}`;
   if (view.retryRefused) return 'retry budget exhausted';
   return undefined;
 }

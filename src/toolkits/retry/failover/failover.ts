@@ -33,10 +33,11 @@ import { SlidingWindow } from '../budgets/sliding-window.js';
 import { type Classifier, classify as defaultClassify } from '../classification/classify.js';
 import type { RetryEventSink } from '../core/retry-event.js';
 import { serverHint } from '../policy/retry-decision.js';
-import { type FailoverRules, ms } from './failover-decision.js';
+import type { FailoverRules } from './failover-decision.js';
 import { type CallEnv, runCall } from './failover-call.js';
 import { isFailoverError } from './failover-error.js';
 import { describeError } from '../../../internal/describe-error.js';
+import { formatDuration } from '../../../internal/format-duration.js';
 
 /** What each provider call receives. */
 export interface FailoverAttemptContext {
@@ -228,7 +229,7 @@ function hintDelay(error: unknown, now: number): number {
  *
  * const post = (url: string) => async (body: string, { signal }: { signal: AbortSignal }) => {
  *   const res = await fetch(url, { method: 'POST', body, signal });
- *   if (!res.ok) throw new HttpResponseError(res);
+ *   if (!res.ok) throw new HttpResponseError(res, { method: 'POST' });
  *   return res.status;
  * };
  * const send = failover(
@@ -473,13 +474,12 @@ export function failover<A, T>(
       hint === undefined
         ? backoffAt
         : Math.max(backoffAt, t + hintedDelay(hint.delay, backoffAt - t, maxRetryAfter, random));
-    const after = `${ms(t - begun)} ms`;
     const hintNote =
       hint === undefined
         ? ''
-        : `, the server asked for ${ms(hint.asked)} ms${hint.cut ? ` (cut to maxRetryAfter, ${ms(hint.delay)} ms)` : ''}`;
+        : `, the server asked for ${formatDuration(hint.asked)}${hint.cut ? ` (cut to maxRetryAfter, ${formatDuration(hint.delay)})` : ''}`;
     return {
-      detail: `${describeError(error)} after ${after}; ${reason}${hintNote}; next not before +${ms(state.nextEligibleAt - t)} ms`,
+      detail: `${describeError(error)} after ${formatDuration(t - begun)}; ${reason}${hintNote}; next no sooner than ${formatDuration(state.nextEligibleAt - t)} from now`,
     };
   };
 

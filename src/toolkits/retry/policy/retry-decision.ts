@@ -9,6 +9,7 @@ import { type Backoff, clampDelay } from '../../../backoff/backoff.js';
 import { stepBackoff } from '../../../backoff/backoff-step.js';
 import { boundHint, hintedDelay } from '../../../backoff/server-hint.js';
 import type { BackoffPolicyError } from '../../../errors/backoff-policy-error.js';
+import { formatDuration } from '../../../internal/format-duration.js';
 import { readSafely } from '../../../internal/read-safely.js';
 import { type Classification, grpcCodeOf } from '../classification/classify.js';
 import { type GrpcPushback, readGrpcPushback } from '../hints/grpc-pushback.js';
@@ -91,11 +92,6 @@ export function retryEventOf(
   }
 }
 
-/** Milliseconds for a message: whole numbers, as timers see them. */
-function ms(value: number): string {
-  return String(Math.round(value));
-}
-
 const field = readSafely;
 
 /** The server's hint on a failure: gRPC pushback for gRPC errors, else Retry-After on the error or its response. */
@@ -169,9 +165,9 @@ export function decideRetry(
     if (capped >= left) {
       return giveUp(
         'retry-after-beyond-deadline',
-        `the server asked to wait ${ms(capped)} ms (${header}${
-          capped < asked ? `, cut to maxRetryAfter from ${ms(asked)} ms` : ''
-        }), beyond the ${ms(left)} ms left before the deadline`,
+        `the server asked to wait ${formatDuration(capped)} (${header}${
+          capped < asked ? `, cut to maxRetryAfter from ${formatDuration(asked)}` : ''
+        }), beyond the ${formatDuration(left)} left before the deadline`,
       );
     }
     let hinted = hintedDelay(capped, delay, policy.maxRetryAfter, policy.random);
@@ -187,7 +183,7 @@ export function decideRetry(
   if (delay >= left) {
     return giveUp(
       'deadline',
-      `the next wait (${ms(delay)} ms) would end after the deadline, ${ms(left)} ms away (${classification.reason})`,
+      `the next wait (${formatDuration(delay)}) would end after the deadline, ${formatDuration(left)} away (${classification.reason})`,
     );
   }
   return { type: 'retry', delay, source, backoff, classification: pre.classification };

@@ -1,4 +1,5 @@
 import { brand, hasBrand } from '../../../internal/brand.js';
+import { formatDuration } from '../../../internal/format-duration.js';
 
 /**
  * An attempt was cut by the retry loop's own per-attempt timer. The attempt's signal is aborted with
@@ -13,7 +14,7 @@ export class AttemptTimeoutError extends Error {
     /** How long it was given, in milliseconds. */
     readonly timeout: number,
   ) {
-    super(`attempt ${String(attempt)} did not complete within ${String(timeout)} ms`);
+    super(`attempt ${String(attempt)} did not complete within ${formatDuration(timeout)}`);
     brand(this, 'AttemptTimeoutError');
   }
 }

@@ -1,4 +1,5 @@
 import { brand, hasBrand } from '../../../internal/brand.js';
+import { formatDuration } from '../../../internal/format-duration.js';
 
 /**
  * A whole call's deadline was reached: across every attempt and wait, the call took as long as it
@@ -14,7 +15,7 @@ export class DeadlineExceededError extends Error {
     /** How many attempts the call had started when the deadline came. */
     readonly attempts: number,
   ) {
-    super(`the call's deadline of ${String(deadline)} ms was reached after ${String(attempts)} attempts`);
+    super(`the call's deadline of ${formatDuration(deadline)} was reached after ${String(attempts)} attempts`);
     brand(this, 'DeadlineExceededError');
   }
 }

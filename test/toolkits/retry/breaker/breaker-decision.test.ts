@@ -161,6 +161,7 @@ describe('decide(): open -> half-open after the open period', () => {
   it('an open breaker refuses with until and what opened it', () => {
     const t = run(inARow, [at('acquire', 500)], opened);
     expect(t.effects).toEqual([{ type: 'refuse', until: 1000, cause: boom }]);
+    expect(t.detail).toBe('refused: open for another 500 ms');
   });
 
   it('a call asking at until ends the break and is the probe', () => {
@@ -271,6 +272,7 @@ describe('decide(): isolate, reset and the shared store', () => {
       shared: { state: 'open', until: 100, opens: 3 } as const,
       state: 'closed',
       effects: [],
+      detail: 'ignored: a shared break that ended 0 ms ago',
     },
     {
       rule: 'a shared break ending sooner than this one is ignored',
@@ -278,6 +280,7 @@ describe('decide(): isolate, reset and the shared store', () => {
       shared: { state: 'open', until: 900, opens: 3 } as const,
       state: 'open',
       effects: [],
+      detail: 'ignored: already open for another 900 ms',
     },
     {
       rule: 'a shared break ending later extends this one',
@@ -300,11 +303,12 @@ describe('decide(): isolate, reset and the shared store', () => {
       state: 'closed',
       effects: [],
     },
-  ])('$rule', ({ from, shared, state, effects }) => {
+  ])('$rule', ({ from, shared, state, effects, detail }) => {
     const m = from === 'open' ? opened : initialBreakerState(inARow.strategy, 0);
     const t = decide(m, { type: 'shared', shared, now: 100 }, inARow);
     expect(t.state.snapshot.state).toBe(state);
     expect(types(t.effects)).toEqual(effects);
+    if (detail !== undefined) expect(t.detail).toBe(detail);
     if (shared.state === 'open' && effects.length > 0)
       expect(t.state.snapshot).toEqual({
         state: 'open',

@@ -51,6 +51,8 @@ describe('circuitBreaker on virtual time', () => {
     expect(ran).toBe(false);
     expect(isBrokenCircuitError(refused)).toBe(true);
     expect(refused).toMatchObject({ breaker: 'mail', until: 3000 });
+    // Refused at 1000: the message says what is left of the break, not the clock reading it ends at.
+    expect((refused as Error).message).toBe('circuit breaker "mail" is open for another 2 s; the call was not run');
     clock.advanceTo(2999);
     expect(seen.at(-1)?.state).toBe('open');
     clock.advanceTo(3000);
@@ -223,8 +225,8 @@ describe('circuitBreaker on virtual time', () => {
       '5000 acquire half-open->half-open',
       '5000 succeeded half-open->closed',
     ]);
-    expect(entries[1]?.detail).toMatch(/^closed -> open \(.*; a break of 5000 ms\)$/);
-    expect(entries[2]?.detail).toBe('refused: open until 5000');
+    expect(entries[1]?.detail).toMatch(/^closed -> open \(.*; a break of 5 s\)$/);
+    expect(entries[2]?.detail).toBe('refused: open for another 5 s');
     breaker.dispose();
     const errors: unknown[] = [];
     config.onUnhandledError = (error: unknown) => errors.push(error);

@@ -264,7 +264,7 @@ describe('retry(): Retry-After', () => {
     const error = rejection(outcome) as RetryError;
     expect(error.reason).toBe('retry-after-beyond-deadline');
     expect(error.message).toContain(
-      'the server asked to wait 30000 ms (Retry-After), beyond the 10000 ms left before the deadline',
+      'the server asked to wait 30 s (Retry-After), beyond the 10 s left before the deadline',
     );
     expect(op.calls).toHaveLength(1);
   });

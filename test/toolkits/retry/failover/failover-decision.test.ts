@@ -143,7 +143,7 @@ const rows: Row[] = [
     event: { type: 'start', ...look(0, [open(500), free]) },
     effects: [...STARTED, 'acquire'],
     match: { 3: { provider: 1 } },
-    next: { outcomes: [{ provider: 0, outcome: 'skipped', detail: 'circuit open until +500 ms' }] },
+    next: { outcomes: [{ provider: 0, outcome: 'skipped', detail: 'circuit open for another 500 ms' }] },
   },
   {
     rule: 'breaker refusal (half-open, its probe out): skipped, the next one asked',
@@ -166,7 +166,7 @@ const rows: Row[] = [
     event: { type: 'start', ...look(0, [backingOff(300), backingOff(400)]) },
     effects: [...STARTED, 'set-wait'],
     match: { 3: { at: 300, watch: [] } },
-    next: { outcomes: [{ detail: 'backing off until +300 ms' }, { detail: 'backing off until +400 ms' }] },
+    next: { outcomes: [{ detail: 'backing off for another 300 ms' }, { detail: 'backing off for another 400 ms' }] },
   },
   {
     rule: 'deadline: no provider due before it, the call gives up at once',
@@ -336,8 +336,8 @@ describe('failover selection helpers', () => {
   const s = after(aInFlight);
   it.each([
     { why: 'in flight', provider: 0, view: free, expected: 'in flight' },
-    { why: 'breaker open', provider: 1, view: open(250), expected: 'circuit open until +250 ms' },
-    { why: 'backing off', provider: 1, view: backingOff(99.6), expected: 'backing off until +100 ms' },
+    { why: 'breaker open', provider: 1, view: open(250), expected: 'circuit open for another 250 ms' },
+    { why: 'backing off', provider: 1, view: backingOff(99.6), expected: 'backing off for another 100 ms' },
     { why: 'budget refusal', provider: 1, view: refusedBudget, expected: 'retry budget exhausted' },
     { why: 'free', provider: 1, view: free, expected: undefined },
   ])('blockedReason: $why', ({ provider, view, expected }) => {

@@ -295,13 +295,22 @@ describe(`WebSocket through the fault proxy, on ${clientWebSocketName}`, () => {
     expect(c.drops).toEqual([]);
   });
 
-  it('a quiet, healthy server and a heartbeat without ping (ws: protocol pings): never closed, one connection', async () => {
+  it(`a quiet, healthy server and a heartbeat (${hasProtocolPing ? 'protocol pings' : 'an application ping'}): never closed, one connection`, async () => {
     let pings = 0;
-    // The server sends nothing at all; ws answers the client's ping frames by itself.
+    // The server sends nothing of its own: ws answers protocol pings by itself, and it answers 'ping'.
     const s = await server((ws) => {
       ws.on('ping', () => (pings += 1));
+      ws.on('message', (data) => {
+        if (Buffer.from(data as Buffer).toString() !== 'ping') return;
+        pings += 1;
+        ws.send('pong');
+      });
     });
-    const c = client(s.port, { heartbeat: { interval: 100, timeout: 100 } });
+    // Without protocol pings a heartbeat must say what to send: one without would be refused.
+    const heartbeat = hasProtocolPing
+      ? { interval: 100, timeout: 100 }
+      : { interval: 100, timeout: 100, ping: 'ping', isPong: (data: unknown) => data === 'pong' };
+    const c = client(s.port, { heartbeat });
     await c.ready();
     await vi.waitFor(
       () => {
@@ -326,7 +335,10 @@ describe(`WebSocket through the fault proxy, on ${clientWebSocketName}`, () => {
       });
     });
     const proxy = await proxyTo(s, { kind: 'stall-after-handshake' });
-    const c = client(proxy.port, { heartbeat: { interval, timeout } });
+    // The server ticks every 100 ms on its own: with no protocol ping, that is what the heartbeat watches.
+    const c = client(proxy.port, {
+      heartbeat: { interval, timeout, ...(hasProtocolPing ? {} : { serverSends: true }) },
+    });
     const closes: number[] = [];
     const messages: string[] = [];
     c.socket.addEventListener('close', (e) => closes.push(e.code));

@@ -6,7 +6,6 @@
  * recorded; every change of the live region is logged, and the page's layout shifts are summed.
  * Skipped, with a notice, where no Chromium is installed.
  */
-import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type AddressInfo, WebSocketServer } from 'ws';
 import { hasChromium, launchChromium, noticeIfNoChromium } from '../../support/chromium.js';
+import { type TestServer, startServer } from '../../support/websocket/ws-server.js';
 
 noticeIfNoChromium("redialer/react's ConnectionBanner accessibility test");
 
@@ -64,39 +63,24 @@ window.test = {
 };
 `;
 
-async function listen(port: number): Promise<WebSocketServer> {
-  const wss = new WebSocketServer({ host: '127.0.0.1', port });
-  await once(wss, 'listening');
-  return wss;
-}
-
-async function stop(wss: WebSocketServer): Promise<void> {
-  for (const client of wss.clients) client.terminate();
-  await new Promise<void>((resolve) => {
-    wss.close(() => {
-      resolve();
-    });
-  });
-}
-
 const WAIT_MS = 20_000;
 
 describe.skipIf(!hasChromium)('ConnectionBanner in headless Chromium at 390 px', () => {
   let dir: string | undefined;
   let context: BrowserContext | undefined;
-  const servers: WebSocketServer[] = [];
+  const servers: TestServer[] = [];
 
   afterAll(async () => {
     await context?.close();
-    for (const server of servers) await stop(server).catch(() => undefined);
+    for (const server of servers) await server.stop();
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   }, WAIT_MS);
 
   it('a banner for every phase with its action; phase changes announced, never the countdown; no layout shift', async () => {
     // A port that refuses: the page's first connection fails until the server starts on it.
-    const probe = await listen(0);
-    const port = (probe.address() as AddressInfo).port;
-    await stop(probe);
+    const probe = await startServer(0);
+    const port = probe.port;
+    await probe.stop();
     dir = await mkdtemp(join(tmpdir(), 'redialer-banner-'));
     await writeFile(join(dir, 'entry.js'), entry(`ws://127.0.0.1:${String(port)}/`));
     const bundle = await build({
@@ -134,7 +118,7 @@ describe.skipIf(!hasChromium)('ConnectionBanner in headless Chromium at 390 px',
     );
 
     // 2. The server starts: connected, nothing shown.
-    let server = await listen(port);
+    let server = await startServer(port);
     servers.push(server);
     await page.locator('.connection-banner button').click(); // "Retry now"
     await phase('connected/false');
@@ -144,7 +128,7 @@ describe.skipIf(!hasChromium)('ConnectionBanner in headless Chromium at 390 px',
     tree['connected'] = await banner.ariaSnapshot();
 
     // 3. An outage: "Reconnecting" with a countdown.
-    await stop(server);
+    await server.stop();
     await phase('reconnecting/true');
     tree['reconnecting'] = await banner.ariaSnapshot();
     await page.waitForFunction(
@@ -157,7 +141,7 @@ describe.skipIf(!hasChromium)('ConnectionBanner in headless Chromium at 390 px',
     await context.setOffline(true);
     await phase('offline/true');
     tree['offline'] = await banner.ariaSnapshot();
-    server = await listen(port);
+    server = await startServer(port);
     servers.push(server);
     await context.setOffline(false);
     await phase('connected/false');

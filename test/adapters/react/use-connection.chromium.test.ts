@@ -5,7 +5,6 @@
  * page, `lost` and `restored` across a server restart, and none left after the root unmounts.
  * Skipped, with a notice, where no Chromium is installed.
  */
-import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type AddressInfo, WebSocketServer } from 'ws';
 import { hasChromium, launchChromium, noticeIfNoChromium } from '../../support/chromium.js';
+import { type TestServer, startServer } from '../../support/websocket/ws-server.js';
 
 noticeIfNoChromium("redialer/react's useConnection Chromium test");
 
@@ -60,43 +59,24 @@ window.test = {
 };
 `;
 
-async function startServer(port: number, onConnection: () => void): Promise<WebSocketServer> {
-  const wss = new WebSocketServer({ host: '127.0.0.1', port });
-  await once(wss, 'listening');
-  wss.on('connection', onConnection);
-  return wss;
-}
-
-async function stopServer(wss: WebSocketServer): Promise<void> {
-  for (const client of wss.clients) client.terminate();
-  await new Promise<void>((resolve) => {
-    wss.close(() => {
-      resolve();
-    });
-  });
-}
-
 const WAIT_MS = 20_000;
 
 describe.skipIf(!hasChromium)('useConnection under StrictMode in headless Chromium', () => {
   let dir: string | undefined;
   let context: BrowserContext | undefined;
-  const servers: WebSocketServer[] = [];
+  const servers: TestServer[] = [];
 
   afterAll(async () => {
     await context?.close();
-    for (const server of servers) await stopServer(server).catch(() => undefined);
+    for (const server of servers) await server.stop();
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   }, WAIT_MS);
 
   it('one connection under StrictMode; lost and restored across a restart; closed when the root unmounts', async () => {
-    let connections = 0;
-    const onConnection = (): void => {
-      connections += 1;
-    };
-    const first = await startServer(0, onConnection);
+    const first = await startServer(0);
     servers.push(first);
-    const port = (first.address() as AddressInfo).port;
+    const port = first.port;
+    const connections = (): number => servers.reduce((n, server) => n + server.connections, 0);
     dir = await mkdtemp(join(tmpdir(), 'redialer-use-connection-'));
     await writeFile(join(dir, 'entry.js'), entry(`ws://127.0.0.1:${String(port)}/`));
     const bundle = await build({
@@ -118,19 +98,19 @@ describe.skipIf(!hasChromium)('useConnection under StrictMode in headless Chromi
     await page.addScriptTag({ content: script });
     await page.waitForSelector('#phase:text("connected")', { timeout: WAIT_MS });
     await new Promise((resolve) => setTimeout(resolve, 500)); // a second connection would show by now
-    expect(connections).toBe(1);
+    expect(connections()).toBe(1);
     expect(await page.evaluate(() => (window as unknown as TestWindow).test.made)).toBe(1);
 
-    await stopServer(first);
+    await first.stop();
     await page.waitForFunction(() => (window as unknown as TestWindow).test.events.includes('lost'), undefined, {
       timeout: WAIT_MS,
     });
-    const second = await startServer(port, onConnection);
+    const second = await startServer(port);
     servers.push(second);
     await page.waitForFunction(() => (window as unknown as TestWindow).test.events.includes('restored'), undefined, {
       timeout: WAIT_MS,
     });
-    expect(connections).toBe(2);
+    expect(connections()).toBe(2);
     const events = await page.evaluate(() => (window as unknown as TestWindow).test.events);
     expect(events).toEqual(['lost', 'restored']);
 

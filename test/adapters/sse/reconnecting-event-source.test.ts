@@ -7,13 +7,14 @@
  */
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it, vi } from 'vitest';
-import { type ConnectionSnapshot, grpcBackoff } from '../../../src/index.js';
+import type { ConnectionSnapshot } from '../../../src/index.js';
 import {
   isIdleTimeoutError,
   ReconnectingEventSource,
   type ReconnectingEventSourceOptions,
 } from '../../../src/adapters/sse/index.js';
 import { cleanupAfterEach } from '../../support/cleanup.js';
+import { FAST_SSE, messageEventOf } from '../../support/sse-client.js';
 import {
   answer,
   quietStream,
@@ -24,13 +25,6 @@ import {
 } from '../../support/sse-server.js';
 
 const cleanup = cleanupAfterEach();
-
-const FAST = {
-  backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }),
-  minUptime: 0,
-  minConnectTimeout: 2000,
-  random: () => 0.5,
-} satisfies ReconnectingEventSourceOptions;
 
 const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => {
@@ -43,15 +37,9 @@ async function server(): Promise<SseServer> {
   return s;
 }
 
-/** The data of a 'message' or named event (the adapter dispatches MessageEvents with string data). */
-function dataOf(event: Event): MessageEvent<string> {
-  if (!(event instanceof MessageEvent)) throw new Error(`expected a MessageEvent, got ${event.constructor.name}`);
-  return event as MessageEvent<string>;
-}
-
 /** A source on `url` with the fast options (and `options`), recording what it emits; closed after the test. */
 function source(url: string, options: ReconnectingEventSourceOptions = {}) {
-  const es = new ReconnectingEventSource(url, { ...FAST, ...options });
+  const es = new ReconnectingEventSource(url, { ...FAST_SSE, ...options });
   const snapshots: ConnectionSnapshot[] = [];
   const subscription = es.state$.subscribe((snapshot) => {
     snapshots.push(snapshot);
@@ -61,7 +49,7 @@ function source(url: string, options: ReconnectingEventSourceOptions = {}) {
   let opens = 0;
   let errors = 0;
   es.addEventListener('message', (event) => {
-    const message = dataOf(event);
+    const message = messageEventOf(event);
     messages.push(message);
     data.push(message.data);
   });
@@ -395,7 +383,7 @@ describe('ReconnectingEventSource on a real SSE server', () => {
     const ticks: MessageEvent<string>[] = [];
     const onmessage: string[] = [];
     c.es.addEventListener('tick', (event) => {
-      ticks.push(dataOf(event));
+      ticks.push(messageEventOf(event));
     });
     c.es.onmessage = (event) => {
       onmessage.push(event.data);

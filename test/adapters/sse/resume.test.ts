@@ -11,7 +11,6 @@ import { describe, expect, it, vi } from 'vitest';
 import {
   type CannotResumeError,
   type ConnectionSnapshot,
-  grpcBackoff,
   isCannotResumeError,
   isPermanentError,
   retryAfterDelayOf,
@@ -22,6 +21,7 @@ import {
   type ReconnectingEventSourceOptions,
 } from '../../../src/adapters/sse/index.js';
 import { cleanupAfterEach } from '../../support/cleanup.js';
+import { FAST_SSE, messageEventOf } from '../../support/sse-client.js';
 import {
   answer,
   type SseExchange,
@@ -32,13 +32,6 @@ import {
 } from '../../support/sse-server.js';
 
 const cleanup = cleanupAfterEach();
-
-const FAST = {
-  backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 1000 }),
-  minUptime: 0,
-  minConnectTimeout: 2000,
-  random: () => 0.5,
-} satisfies ReconnectingEventSourceOptions;
 
 const STREAM_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-store' } as const;
 
@@ -56,12 +49,6 @@ async function server(): Promise<SseServer> {
   return s;
 }
 
-/** The data of a 'message' event (the adapter dispatches MessageEvents with string data). */
-function dataOf(event: Event): MessageEvent<string> {
-  if (!(event instanceof MessageEvent)) throw new Error(`expected a MessageEvent, got ${event.constructor.name}`);
-  return event as MessageEvent<string>;
-}
-
 /** The message of an error, or a description of what was not one (so that an assertion on it fails clearly). */
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : `(not an Error: ${typeof error})`;
@@ -72,7 +59,7 @@ function messageOf(error: unknown): string {
  * `timeline`, the order of resyncs, `error`, `open` and messages; closed after the test.
  */
 function source(url: string, options: ReconnectingEventSourceOptions = {}) {
-  const es = new ReconnectingEventSource(url, { ...FAST, ...options });
+  const es = new ReconnectingEventSource(url, { ...FAST_SSE, ...options });
   const snapshots: ConnectionSnapshot[] = [];
   const timeline: string[] = [];
   const resyncs: CannotResumeError<string>[] = [];
@@ -99,7 +86,7 @@ function source(url: string, options: ReconnectingEventSourceOptions = {}) {
     }),
   );
   es.addEventListener('message', (event) => {
-    const message = dataOf(event);
+    const message = messageEventOf(event);
     messages.push(message);
     data.push(message.data);
     timeline.push(`message ${message.lastEventId} ${message.data}`);

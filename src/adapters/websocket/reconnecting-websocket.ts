@@ -320,7 +320,20 @@ export class ReconnectingWebSocket {
       this.#manager.connect();
       return;
     }
-    const manager = this.#manager;
+    this.#renew(this.#manager, code, reason, false);
+  }
+
+  /**
+   * Lets go of the socket or attempt, as reconnect() does (its close announced with `code` and
+   * `reason`), and connects again at once with a fresh backoff; with `resume`, also ends a pause once
+   * the old socket is gone (so that nothing held is sent on it).
+   */
+  #renew(
+    manager: ConnectionManager<WebSocketLike>,
+    code: number | undefined,
+    reason: string | undefined,
+    resume: boolean,
+  ): void {
     const state = this.#current.state;
     if (state === 'READY' || state === 'CONNECTING' || isPaused(this.#current)) {
       this.#releasing = {
@@ -334,6 +347,7 @@ export class ReconnectingWebSocket {
         this.#releasing = undefined;
       }
     }
+    if (resume) manager.resume();
     manager.resetBackoff();
     manager.connect();
   }
@@ -568,7 +582,7 @@ export class ReconnectingWebSocket {
   #onOnline(manager: ConnectionManager<WebSocketLike>): void {
     if (manager !== this.#manager) return;
     const current = this.#current;
-    if (current.state === 'READY' && current.paused === true && this.#options.pauseWhileOffline) {
+    if (current.state === 'READY' && current.paused === true) {
       this.#verifyAfterOffline(manager);
       return;
     }
@@ -598,15 +612,7 @@ export class ReconnectingWebSocket {
       this.#verifying = true;
       return;
     }
-    this.#releasing = { kind: 'reconnect', code: 1000, reason: 'network changed' };
-    try {
-      manager.idle();
-    } finally {
-      this.#releasing = undefined;
-    }
-    manager.resume();
-    manager.resetBackoff();
-    manager.connect();
+    this.#renew(manager, 1000, 'network changed', true);
   }
 
   #onVisible(manager: ConnectionManager<WebSocketLike>): void {

@@ -172,7 +172,12 @@ function run(
       connection.open = false;
       const now = clock.now();
       // Its Watch streams end with it.
-      for (const stream of connection.streams) stream.finish();
+      connection.watches.forEach((watch, i) => {
+        if (!watch.open) return;
+        watch.open = false;
+        watch.end ??= { kind: 'stopped', at: now };
+        connection.streams[i]?.finish();
+      });
       const handed = connection.handedOverAt;
       connection.end ??=
         by === 'server'
@@ -218,8 +223,14 @@ function run(
           if (!watch.open || !connection.open) return;
           watch.open = false;
           const now = clock.now();
-          // The health check hands the connection over on the first answer or end of a Watch.
-          connection.handedOverAt ??= now;
+          // The health check hands the connection over on the first answer or end of a Watch: at once
+          // for UNIMPLEMENTED, and one turn later for any other end, so that a connection that ends in
+          // the same turn is reported as ended (a failed attempt), never as READY.
+          if (final) connection.handedOverAt ??= now;
+          else
+            at(0, () => {
+              if (connection.open) connection.handedOverAt ??= now;
+            });
           // UNIMPLEMENTED ends health checking on this connection for good (A17): no retry is owed.
           watch.end = final
             ? { kind: 'stopped', at: now }
@@ -281,8 +292,9 @@ function run(
       if (script.uptime !== undefined) {
         at(script.uptime, () => {
           if (!connection.open) return;
-          session.emit('close');
+          // Recorded first: the client's reaction to 'close' (a destroy()) is not its own end.
           ends('server');
+          session.emit('close');
         });
       }
     });

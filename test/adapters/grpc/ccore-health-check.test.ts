@@ -80,7 +80,7 @@ describeCCore('health checking against the C-core server', () => {
       await server.setHealth('', 'SERVING');
       const up = await until(path.state$, ready);
 
-      expect(log.states()).toEqual(['IDLE', 'CONNECTING', 'READY', 'TRANSIENT_FAILURE', 'READY']);
+      expect(log.states(), log.describe()).toEqual(['IDLE', 'CONNECTING', 'READY', 'TRANSIENT_FAILURE', 'READY']);
       expect(sockets.dialled()).toBe(1);
       console.info(
         `${name} on C-core: NOT_SERVING -> not READY ${String(down.since - flippedAt)} ms after setHealth was sent, ` +

@@ -8,6 +8,14 @@ export function record<C>(state$: Observable<ConnectionSnapshot<C>>) {
   return {
     snapshots,
     states: () => snapshots.map((s) => s.state),
+    /** One line per snapshot (state, connected, last error), for an assertion's message. */
+    describe: () =>
+      snapshots
+        .map((s) => {
+          const error = s.lastError instanceof Error ? ` ${s.lastError.name}: ${s.lastError.message}` : '';
+          return `${s.state}${'connected' in s && s.connected ? ' (connected)' : ''}${error}`;
+        })
+        .join('\n'),
     /** CONNECTING snapshots (attempt starts) after index `from`. */
     starts: (from = 0) => snapshots.slice(from).filter((s) => s.state === 'CONNECTING'),
     stop: () => {

@@ -3,7 +3,7 @@
  * carries out the machine's effects, and publishes snapshots on `state$`.
  * @module
  */
-import { type Observable, type Observer, type SchedulerAction, Subscription, VirtualAction } from 'rxjs';
+import { type Observable, type Observer, type SchedulerAction, type SchedulerLike, Subscription } from 'rxjs';
 import { type ConnectionManagerOptions, type ResolvedOptions, resolveOptionsShared } from './connection-options.js';
 import { type Effect, type MachineEvent, type MachineState, initialState, transition } from './connection-machine.js';
 import type { ConnectionSnapshot } from './connection-snapshot.js';
@@ -137,6 +137,12 @@ export interface WakeOptions {
   /** Cut the wait only if more than this is left of it, ms. @defaultValue 0 */
   readonly ifWaitExceeds?: number;
 }
+
+/**
+ * Schedulers whose actions are not reused when rescheduled (rxjs's virtual time makes a new action
+ * each time, and the stock one re-sorts its whole queue for it): their timers are armed afresh.
+ */
+const renewingSchedulers = new WeakSet<SchedulerLike>();
 
 /**
  * Keeps one connection alive with gRPC's connection-backoff protocol, for any transport, and
@@ -396,15 +402,21 @@ export class ConnectionManager<C = unknown> {
     const { scheduler } = this.#options;
     const wait = timerWait(at, scheduler.now());
     const action = this.#timer as (Subscription & Partial<Pick<SchedulerAction<unknown>, 'schedule'>>) | undefined;
-    // Not a virtual-time action: rescheduling one makes a new action that keeps the old as its parent,
-    // a chain as long as the manager's life.
     if (
       action !== undefined &&
       !action.closed &&
-      !(action instanceof VirtualAction) &&
-      typeof action.schedule === 'function'
+      typeof action.schedule === 'function' &&
+      !renewingSchedulers.has(scheduler)
     ) {
-      this.#timer = action.schedule(this, wait);
+      const next = action.schedule(this, wait);
+      if (next === action) return;
+      // A scheduler whose actions come back new when rescheduled: the old one is unlinked from the new
+      // (which keeps it as its parent, a chain as long as the manager's life) and dropped, and timers
+      // on this scheduler are armed afresh from now on.
+      action.remove(next);
+      action.unsubscribe();
+      renewingSchedulers.add(scheduler);
+      this.#timer = next;
       return;
     }
     // One work function for every manager's timer, with the manager as its state: no closure or record

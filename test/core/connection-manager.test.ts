@@ -1,5 +1,14 @@
 /** The runner: state$, getters, waitForStateChange, traces and the connector contract. */
-import { Observable, type SchedulerAction, type SchedulerLike, Subscription, map, timer } from 'rxjs';
+import {
+  NEVER,
+  Observable,
+  type SchedulerAction,
+  type SchedulerLike,
+  Subscription,
+  VirtualTimeScheduler,
+  map,
+  timer,
+} from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import {
   ConnectionManager,
@@ -210,7 +219,7 @@ describe('connector contract', () => {
     }
   });
 
-  it('an interop Observable (Symbol.observable, from another library) is adopted through rxjs from()', () => {
+  it('an interop Observable (Symbol.observable, from another library) is adopted as rxjs from() adopts it', () => {
     const clock = createVirtualClock();
     const foreign = {
       [symbolObservableKey]() {
@@ -504,6 +513,54 @@ describe('timers that fire early', () => {
     // Cut at 300 ms exactly; the next attempt follows at once (its deadline, 100 ms, has passed).
     expect(fake.attempts[0]?.torndown).toBe(true);
     expect(manager.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 2, since: 300 });
+    manager.shutdown();
+  });
+});
+
+describe('timers on virtual time', () => {
+  /** How many actions the pending one keeps alive through its parents (rxjs's `_parentage`, read white-box). */
+  const ancestors = (action: unknown): number => {
+    let count = 0;
+    let parent = (action as { _parentage?: unknown })._parentage;
+    while (parent !== null && parent !== undefined) {
+      count += 1;
+      const next: unknown = Array.isArray(parent) ? parent[0] : parent;
+      parent = (next as { _parentage?: unknown })._parentage;
+    }
+    return count;
+  };
+
+  it.each<[string, () => { scheduler: VirtualTimeScheduler; advanceTo: (ms: number) => void }]>([
+    [
+      'a stock VirtualTimeScheduler',
+      () => {
+        const scheduler = new VirtualTimeScheduler();
+        return {
+          scheduler,
+          advanceTo: (ms) => {
+            scheduler.maxFrames = ms;
+            scheduler.flush();
+          },
+        };
+      },
+    ],
+    ['createVirtualClock()', () => createVirtualClock()],
+  ])('on %s, 300 attempts leave one pending timer with no chain of old ones behind it', (_name, make) => {
+    const { scheduler, advanceTo } = make();
+    // Each attempt is cut at its deadline, and the deadline's timer is re-armed for the wait from inside
+    // its own work: the reschedule rxjs's virtual time answers with a new action.
+    const manager = new ConnectionManager({
+      connector: () => NEVER,
+      scheduler,
+      minConnectTimeout: 50,
+      backoff: grpcBackoff({ initialBackoff: 100, maxBackoff: 100, jitter: 0 }),
+    });
+    manager.connect();
+    advanceTo(299 * 100 + 25);
+    expect(manager.snapshot).toMatchObject({ state: 'CONNECTING', attempt: 300 });
+    const pending = (scheduler.actions as unknown as { active?: boolean }[]).filter((a) => a.active !== false);
+    expect(pending).toHaveLength(1);
+    expect(ancestors(pending[0])).toBe(0);
     manager.shutdown();
   });
 });

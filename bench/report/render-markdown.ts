@@ -263,7 +263,11 @@ export function spliceBlock(document: string, start: string, end: string, text: 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} kB`;
 
 /** The sizes block: each subpath against its budget, then the peers measured the same way. */
-export function renderBundleSizes(report: BundleSizeReport, budgets: Readonly<Record<string, number>>): string {
+export function renderBundleSizes(
+  report: BundleSizeReport,
+  budgets: Readonly<Record<string, number>>,
+  appBudgets: Readonly<Record<string, number>>,
+): string {
   const size = (name: string): number | undefined =>
     report.subpaths.find((s) => s.subpath === name)?.rxjsExternal.gzip ??
     report.peers.find((p) => p.name === name)?.gzip;
@@ -298,6 +302,26 @@ export function renderBundleSizes(report: BundleSizeReport, budgets: Readonly<Re
     table(
       ['package', 'version', 'min', 'min + gzip'],
       report.peers.map((p) => [p.name, p.version, kb(p.minified), kb(p.gzip)]),
+    ),
+    '',
+    'Apps, as a page bundles them: each imports one thing and uses it (the WebSocket apps all make the',
+    'same three calls: construct, `addEventListener("message")`, `send`), so the bundler keeps only what',
+    'that use reaches, rxjs included, resolved as bundlers resolve it by default (its `esm5` build). Same',
+    'esbuild settings; the budgets (`bench/size/app-budgets.json`) are enforced by the same test.',
+    '',
+    table(
+      ['app', 'uses', 'min', 'min + gzip', 'budget', '÷ partysocket'],
+      report.apps.map((a) => {
+        const party = report.apps.find((p) => p.name === 'partysocket')?.gzip;
+        return [
+          `\`${a.name}\``,
+          a.uses,
+          kb(a.minified),
+          kb(a.gzip),
+          appBudgets[a.name] === undefined ? '–' : kb(appBudgets[a.name] ?? 0),
+          party === undefined ? '–' : ratio(a.gzip, party),
+        ];
+      }),
     ),
     '',
     [

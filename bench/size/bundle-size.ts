@@ -31,12 +31,73 @@ export interface SubpathSize {
   readonly withRxjs: BundleSize;
 }
 
+/** An app's bundle: one thing used the way a page uses it, tree-shaken, everything it pulls bundled. */
+export interface AppSize extends BundleSize {
+  /** What the app uses, for the table. */
+  readonly uses: string;
+}
+
 /** The whole measurement. */
 export interface BundleSizeReport {
   readonly esbuild: string;
   readonly subpaths: readonly SubpathSize[];
   readonly peers: readonly (BundleSize & { readonly version: string })[];
+  /** Apps as a page bundles them (rxjs resolved as bundlers resolve it by default), redialer's and the peers'. */
+  readonly apps: readonly AppSize[];
 }
+
+/**
+ * The app bundles: each imports one thing and uses it the way a page does, so that the bundler keeps
+ * only what that use reaches. `{from}` is a redialer subpath (resolved to dist/ through the exports
+ * map) or a peer's package name. The three WebSocket apps make the same calls.
+ */
+export const APPS: readonly {
+  readonly name: string;
+  readonly uses: string;
+  readonly from: string;
+  readonly code: string;
+}[] = [
+  {
+    name: 'redialer',
+    uses: '`ConnectionManager` + `state$`',
+    from: 'redialer',
+    code: `import { ConnectionManager } from {from};
+const manager = new ConnectionManager({ connector: () => { throw new Error('none'); } });
+manager.state$.subscribe((s) => console.log(s.state));
+manager.connect();`,
+  },
+  {
+    name: 'redialer/websocket',
+    uses: '`ReconnectingWebSocket`',
+    from: 'redialer/websocket',
+    code: 'import { ReconnectingWebSocket as Socket } from {from};\n{socket}',
+  },
+  {
+    name: 'redialer/sse',
+    uses: '`ReconnectingEventSource`',
+    from: 'redialer/sse',
+    code: `import { ReconnectingEventSource } from {from};
+const source = new ReconnectingEventSource('http://127.0.0.1:1/events');
+source.addEventListener('message', (e) => console.log(e.data));`,
+  },
+  {
+    name: 'partysocket',
+    uses: '`WebSocket`',
+    from: 'partysocket',
+    code: 'import { WebSocket as Socket } from {from};\n{socket}',
+  },
+  {
+    name: 'reconnecting-websocket',
+    uses: 'its default export',
+    from: 'reconnecting-websocket',
+    code: 'import Socket from {from};\n{socket}',
+  },
+];
+
+/** What every WebSocket app does with its socket. */
+const SOCKET_USE = `const socket = new Socket('ws://127.0.0.1:1/');
+socket.addEventListener('message', (e) => console.log(e.data));
+socket.send('hello');`;
 
 /** The peers measured beside redialer, each as its own package entry (all devDependencies). */
 export const PEERS = ['reconnecting-websocket', 'p-retry', 'cockatiel'] as const;
@@ -56,9 +117,15 @@ const ALWAYS_EXTERNAL = [
 ];
 const NODE_SUBPATHS = new Set(['redialer/grpc', 'redialer/testing/node', 'redialer/bullmq', 'redialer/redis']);
 
-async function bundle(name: string, entry: string, resolveDir: string, external: string[]): Promise<BundleSize> {
+async function bundle(
+  name: string,
+  entry: string,
+  resolveDir: string,
+  external: string[],
+  contents = `export * as entry from ${JSON.stringify(entry)};\n`,
+): Promise<BundleSize> {
   const result = await build({
-    stdin: { contents: `export * as entry from ${JSON.stringify(entry)};\n`, resolveDir, loader: 'js' },
+    stdin: { contents, resolveDir, loader: 'js' },
     bundle: true,
     minify: true,
     format: 'esm',
@@ -79,11 +146,13 @@ export async function measureBundleSizes(root: string): Promise<BundleSizeReport
     exports: Record<string, string | { default: string }>;
   };
   const subpaths: SubpathSize[] = [];
+  const files = new Map<string, string>();
   for (const [key, target] of Object.entries(pkg.exports)) {
     if (typeof target !== 'object') continue;
     const subpath = key === '.' ? 'redialer' : `redialer/${key.slice(2)}`;
     const platform = NODE_SUBPATHS.has(subpath) ? 'node' : 'browser';
     const file = resolve(root, target.default);
+    files.set(subpath, file);
     subpaths.push({
       subpath,
       platform,
@@ -98,8 +167,15 @@ export async function measureBundleSizes(root: string): Promise<BundleSizeReport
     };
     peers.push({ ...(await bundle(name, name, root, [])), version });
   }
+  const apps: AppSize[] = [];
+  for (const app of APPS) {
+    const contents = app.code
+      .replace('{from}', JSON.stringify(files.get(app.from) ?? app.from))
+      .replace('{socket}', SOCKET_USE);
+    apps.push({ ...(await bundle(app.name, app.from, root, ALWAYS_EXTERNAL, `${contents}\n`)), uses: app.uses });
+  }
   const { version: esbuild } = JSON.parse(readFileSync(join(root, 'node_modules/esbuild/package.json'), 'utf8')) as {
     version: string;
   };
-  return { esbuild, subpaths, peers };
+  return { esbuild, subpaths, peers, apps };
 }

@@ -1,6 +1,7 @@
 /**
  * The bundle-size check: each subpath, bundled whole by esbuild with rxjs external, stays within its
- * budget (bench/size/budgets.json), every subpath has one, and BENCHMARKS.md shows the committed
+ * budget (bench/size/budgets.json), every subpath has one, each redialer app bundle (a page's use of
+ * one thing, rxjs bundled) stays within its own (bench/size/app-budgets.json), and BENCHMARKS.md shows the committed
  * figures with the current budgets (regenerate with `npm run size`). Measured on dist/; runs once per CI.
  */
 import { readFileSync } from 'node:fs';
@@ -14,6 +15,10 @@ const skip = process.env['REDIALER_PACKAGE_CHECKS'] === 'skip';
 if (skip) console.log('bundle-size: skipped (REDIALER_PACKAGE_CHECKS=skip; runs once per CI)');
 
 const budgets = JSON.parse(readFileSync(join(repoRoot, 'bench/size/budgets.json'), 'utf8')) as Record<string, number>;
+const appBudgets = JSON.parse(readFileSync(join(repoRoot, 'bench/size/app-budgets.json'), 'utf8')) as Record<
+  string,
+  number
+>;
 let measured: BundleSizeReport | undefined;
 
 beforeAll(async () => {
@@ -30,6 +35,15 @@ describe.skipIf(skip)('bundle size', () => {
     expect(over).toEqual([]);
   });
 
+  it('every redialer app stays within its budget (gzipped, everything it pulls bundled)', () => {
+    const apps = measured!.apps.filter((a) => a.name.startsWith('redialer'));
+    const over = apps
+      .filter((a) => a.gzip > (appBudgets[a.name] ?? 0))
+      .map((a) => `${a.name}: ${String(a.gzip)} B > budget ${String(appBudgets[a.name] ?? 'missing')} B`);
+    expect(over).toEqual([]);
+    expect(Object.keys(appBudgets).sort()).toEqual(apps.map((a) => a.name).sort());
+  });
+
   it('every budget belongs to a subpath', () => {
     const subpaths = measured!.subpaths.map((s) => s.subpath).sort();
     expect(Object.keys(budgets).sort()).toEqual(subpaths);
@@ -44,6 +58,6 @@ describe.skipIf(skip)('bundle size', () => {
       document.indexOf(SIZES_START) + SIZES_START.length + 1,
       document.indexOf(SIZES_END) - 1,
     );
-    expect(block).toBe(renderBundleSizes(committed, budgets));
+    expect(block).toBe(renderBundleSizes(committed, budgets, appBudgets));
   });
 });

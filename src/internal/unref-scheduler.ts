@@ -5,12 +5,30 @@
  * earliest of them: a fleet of 100,000 managers waiting out their backoff holds 100,000 small actions
  * and one host timer, instead of a host timer (with its argument list) each. Actions due at the same
  * time run in the order they were scheduled, as host timers do.
+ *
+ * One host callback runs due actions for at most {@link SLICE_MS} ms, then yields to the event loop
+ * and goes on in the next turn (`setImmediate` where there is one: right after the I/O that waited,
+ * with no timer's minimum delay): when 5,000 connections are lost at once, their redials start in
+ * slices in due order, with the sockets' I/O between them, instead of in one block that holds the
+ * loop for the whole batch.
  * @module
  */
 import { Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
 import { timerWait } from './schedule-timer.js';
 
 type Handle = ReturnType<typeof setTimeout>;
+
+/** The longest one host callback runs due actions before it yields to the event loop, in ms. */
+export const SLICE_MS = 5;
+
+/** The host's high-resolution clock, for the slice: Date.now() moves in whole ms. */
+const sliceClock = (): number => performance.now();
+
+/**
+ * Whether the host can run a callback in the next turn of the event loop, after pending I/O (Node's
+ * `setImmediate`), and cancel it. Read at each use, as the host timers are (a test may fake them).
+ */
+const hasImmediate = (): boolean => typeof setImmediate === 'function' && typeof clearImmediate === 'function';
 
 class UnrefAction<T> extends Subscription implements SchedulerAction<T> {
   /** When the work is due (epoch ms). */
@@ -55,8 +73,11 @@ function before(a: Action, b: Action): boolean {
 class TimerQueue {
   readonly #heap: Action[] = [];
   #handle: Handle | undefined = undefined;
+  /** The continuation of a batch that used up its slice, when one is pending. */
+  #immediate: ReturnType<typeof setImmediate> | undefined = undefined;
   /** When the host timer is armed to fire (Infinity when it is not armed). */
   #armedFor = Infinity;
+
   #order = 0;
   readonly #onTimer = (): void => {
     this.#fire();
@@ -88,6 +109,8 @@ class TimerQueue {
   #fire(): void {
     this.#handle = undefined;
     this.#armedFor = Infinity;
+    this.#immediate = undefined;
+    let sliced = false;
     try {
       // Checked by the clock, not by the host timer: no work runs before its time. Work that schedules
       // or cancels actions changes the heap under this loop, which reads its top afresh each time; an
@@ -95,6 +118,7 @@ class TimerQueue {
       // work that reschedules itself without delay cannot hold the event loop).
       const now = Date.now();
       const scheduledBefore = this.#order;
+      const sliceEnd = sliceClock() + SLICE_MS;
       for (
         let top = this.#heap[0];
         top !== undefined && top.dueAt <= now && top.order < scheduledBefore;
@@ -102,12 +126,28 @@ class TimerQueue {
       ) {
         this.remove(top);
         top.run();
+        if (sliceClock() >= sliceEnd) {
+          sliced = true;
+          break;
+        }
       }
     } finally {
       // Also when a work threw (an uncaught exception, as from a host timer of its own): the actions
       // still due run on the next turn.
-      this.#arm();
+      if (sliced) this.#continue();
+      else this.#arm();
     }
+  }
+
+  /** Goes on with the due actions in the next turn, after the I/O that waited for this slice. */
+  #continue(): void {
+    const top = this.#heap[0];
+    if (!hasImmediate() || top === undefined || top.dueAt > Date.now()) {
+      this.#arm();
+      return;
+    }
+    this.#disarm();
+    this.#immediate = setImmediate(this.#onTimer).unref();
   }
 
   /** Arms the host timer for the earliest action, unless it is armed for that time or sooner. */
@@ -116,6 +156,8 @@ class TimerQueue {
     if (top === undefined) return;
     // A host timer already armed soon enough stays, unless it is overdue: one that never fired (a test's
     // fake timers, since uninstalled) must not hold back every action behind it.
+    // A continuation fires before any timer could.
+    if (this.#immediate !== undefined) return;
     if (this.#handle !== undefined && this.#armedFor <= top.dueAt && this.#armedFor >= Date.now()) return;
     this.#disarm();
     // A host timer holds at most 2^31 - 1 ms (Node fires a longer one after 1 ms): a longer wait, or
@@ -127,6 +169,10 @@ class TimerQueue {
   }
 
   #disarm(): void {
+    if (this.#immediate !== undefined) {
+      clearImmediate(this.#immediate);
+      this.#immediate = undefined;
+    }
     if (this.#handle !== undefined) {
       clearTimeout(this.#handle);
       this.#handle = undefined;

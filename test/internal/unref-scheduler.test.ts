@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import type { SchedulerAction, Subscription } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { unrefScheduler } from '../../src/internal/unref-scheduler.js';
+import { SLICE_MS, unrefScheduler } from '../../src/internal/unref-scheduler.js';
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: 1_000_000 });
@@ -145,5 +145,91 @@ describe('unrefScheduler', () => {
     expect(ran).toEqual(['outer']);
     vi.advanceTimersByTime(1);
     expect(ran).toEqual(['outer', 'inner']);
+  });
+
+  describe('slices', () => {
+    beforeEach(() => {
+      vi.useRealTimers();
+      vi.useFakeTimers({
+        toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'Date'],
+        now: 1_000_000,
+      });
+    });
+
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
+    /** Each work "takes" `cost` ms on the slice's clock. */
+    const costly = (cost: number): void => {
+      let now = 0;
+      vi.spyOn(performance, 'now').mockImplementation(() => (now += cost));
+    };
+
+    it(`one host callback runs due works for at most ${String(SLICE_MS)} ms, then yields; all run, in order`, () => {
+      costly(1);
+      const ran: number[] = [];
+      for (let i = 0; i < 50; i++)
+        unrefScheduler.schedule(() => {
+          ran.push(i);
+        }, 10);
+      vi.advanceTimersByTime(9);
+      expect(ran).toEqual([]);
+      const immediates = vi.spyOn(globalThis, 'setImmediate');
+      const timeouts = vi.spyOn(globalThis, 'setTimeout');
+      const perCallback: number[] = [];
+      while (ran.length < 50 && perCallback.length < 100) {
+        const before = ran.length;
+        vi.advanceTimersToNextTimer();
+        perCallback.push(ran.length - before);
+      }
+      expect(ran).toEqual(Array.from({ length: 50 }, (_, i) => i));
+      // The clock is read once before the batch and once after each work: SLICE_MS works per callback.
+      expect(Math.max(...perCallback)).toBe(SLICE_MS);
+      expect(perCallback.length).toBe(Math.ceil(50 / SLICE_MS));
+      // Went on in the next turn (setImmediate), not a timer's delay later.
+      expect(immediates).toHaveBeenCalledTimes(perCallback.length - 1);
+      expect(timeouts).not.toHaveBeenCalled();
+      expect(vi.getTimerCount()).toBe(0);
+    });
+
+    it('the continuation is cancelled when nothing is left to run, and a later work still runs at its time', () => {
+      costly(10);
+      const ran: string[] = [];
+      unrefScheduler.schedule(() => {
+        ran.push('a');
+      }, 0);
+      const b = unrefScheduler.schedule(() => {
+        ran.push('b');
+      }, 0);
+      unrefScheduler.schedule(() => {
+        ran.push('c');
+      }, 20);
+      vi.advanceTimersToNextTimer();
+      expect(ran).toEqual(['a']);
+      b.unsubscribe();
+      vi.advanceTimersByTime(19);
+      expect(ran).toEqual(['a']);
+      vi.advanceTimersByTime(1);
+      expect(ran).toEqual(['a', 'c']);
+      expect(vi.getTimerCount()).toBe(0);
+    });
+
+    it('works not yet due when a slice ends wait for their own time', () => {
+      costly(10);
+      const ran: string[] = [];
+      unrefScheduler.schedule(() => {
+        ran.push('a');
+      }, 0);
+      unrefScheduler.schedule(() => {
+        ran.push('b');
+      }, 30);
+      vi.advanceTimersToNextTimer();
+      expect(ran).toEqual(['a']);
+      vi.advanceTimersByTime(29);
+      expect(ran).toEqual(['a']);
+      vi.advanceTimersByTime(1);
+      expect(ran).toEqual(['a', 'b']);
+    });
   });
 });

@@ -6,6 +6,10 @@
  *
  * Imports inside src/ are relative, and every folder named here has a name no other folder of src/
  * has, so a forbidden import is one whose specifier climbs out (`../`) into a folder of that name.
+ * No file of src/ imports the package by its own name (`redialer`, `redialer/…`): that name reaches
+ * the sources only through tsconfig.json's `paths` and the tests' aliases, the build would emit it
+ * unchanged (dist/ loading itself through the exports map), and this table could not tell which
+ * folder such an import reaches.
  */
 
 /**
@@ -66,6 +70,12 @@ const escape = (/** @type {string} */ text) => text.replace(/[.*+?^${}()|[\]\\]/
 const parentOf = (/** @type {Layer} */ layer) =>
   layer.folder.includes('/') ? `(${escape(layer.folder.slice(0, layer.folder.lastIndexOf('/')))}/)?` : '';
 
+/** The pattern every block adds: the package's own name, which src/ never imports. */
+const OWN_NAME = {
+  regex: '^redialer(/|$)',
+  message: 'src/ imports its own modules by relative paths, never as `redialer…` (eslint.layers.js).',
+};
+
 /**
  * The flat-config blocks of the layering rule: for each folder, the folders it may not import.
  * @returns {import('eslint').Linter.Config[]}
@@ -89,7 +99,7 @@ export function layeringConfig() {
     blocks.push({
       files: [`src/${layer.folder}/**/*.ts`],
       ignores: ENTRIES.map((entry) => entry.file),
-      rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
+      rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [...patterns, OWN_NAME] }] },
     });
   }
   // The entries that gather several layers: the root (what an application uses) and redialer/machine
@@ -104,10 +114,13 @@ export function layeringConfig() {
         '@typescript-eslint/no-restricted-imports': [
           'error',
           {
-            patterns: forbidden.map((layer) => ({
-              regex: `^(\\./|(\\.\\./)+)${parentOf(layer)}${escape(layer.name)}/`,
-              message: `the entry ${entry.file} may not import src/${layer.folder}: it has a subpath of its own.`,
-            })),
+            patterns: [
+              ...forbidden.map((layer) => ({
+                regex: `^(\\./|(\\.\\./)+)${parentOf(layer)}${escape(layer.name)}/`,
+                message: `the entry ${entry.file} may not import src/${layer.folder}: it has a subpath of its own.`,
+              })),
+              OWN_NAME,
+            ],
           },
         ],
       },

@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vitest/config';
+import { sourceEntries } from './test/support/source-entry.js';
 
 // CI writes a JSON report per run (one per Node major) and counts it; VITEST_JSON names the file.
 const jsonReport = process.env['VITEST_JSON'] ?? 'test-results/vitest.json';
@@ -23,8 +25,16 @@ const grpcJsAlias: Plugin = {
   },
 };
 
+// The examples import the package by its name, as users do; here that name means the sources, the
+// same modules the tests import, so the tests need no build and see one copy of each class.
+const ownName = Object.entries(sourceEntries()).map(([specifier, entry]) => ({
+  find: new RegExp(`^${specifier}$`),
+  replacement: fileURLToPath(new URL(entry, import.meta.url)),
+}));
+
 export default defineConfig({
   plugins: [grpcJsAlias],
+  resolve: { alias: ownName },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,

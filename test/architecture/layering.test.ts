@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
-import { LAYERS, PRIVATE_FOLDERS, layeringConfig } from '../../eslint.layers.js';
+import { ENTRIES, LAYERS, PRIVATE_FOLDERS, layeringConfig } from '../../eslint.layers.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const linter = new Linter({ configType: 'flat', cwd: root });
@@ -76,6 +76,17 @@ describe('the layering of src/', () => {
         expect.stringContaining(`src/${hidden.folder} is private to src/${hidden.owner}`),
       ]);
     }
+  });
+
+  it("keeps every file of src/ off the package's own name", () => {
+    const files = [...LAYERS.map((layer) => `${layer.folder}/some-file.ts`), ...ENTRIES.map((e) => e.file.slice(4))];
+    for (const file of files) {
+      for (const name of ['redialer', 'redialer/websocket', 'redialer/testing/node']) {
+        expect(violations(file, name), `${file} -> ${name}`).toEqual([expect.stringContaining('never as `redialer…`')]);
+      }
+    }
+    // a package whose name only starts with it is someone else's
+    expect(violations('core/some-file.ts', 'redialer-plugin')).toEqual([]);
   });
 
   it('builds the root entry and redialer/machine from the lower layers only', () => {

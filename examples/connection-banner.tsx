@@ -5,12 +5,9 @@
  * offline; "Connection lost: … · Try again" when it gave up; a short "Reconnected" after an outage
  * that was shown. Screen readers hear the phase changes only, never the countdown. The CSS reserves
  * the banner's line, so that the page does not shift when it shows.
- *
- * In your project: `import { ConnectionBanner, useConnection } from 'redialer/react';` and
- * `import { ReconnectingWebSocket } from 'redialer/websocket';`
  */
-import { ConnectionBanner, useConnection } from '../src/adapters/react/index.js';
-import { ReconnectingWebSocket } from '../src/adapters/websocket/index.js';
+import { ConnectionBanner, useConnection } from 'redialer/react';
+import { ReconnectingWebSocket } from 'redialer/websocket';
 
 /** The banner's CSS: its line is always there (empty while hidden), so nothing moves when it shows. */
 export const BANNER_CSS = `

@@ -1,8 +1,6 @@
 /**
  * A grpc-js client whose connection redialer keeps: gRPC's connection-backoff protocol, every attempt
  * cut at its deadline, and the channel's state as an Observable. docs/grpc.md has the details.
- *
- * In your project: `import { ManagedChannel } from 'redialer/grpc';` and your generated client.
  */
 import {
   type ChannelCredentials,
@@ -14,7 +12,7 @@ import {
   credentials,
   makeGenericClientConstructor,
 } from '@grpc/grpc-js';
-import { ManagedChannel } from '../src/adapters/grpc/index.js';
+import { ManagedChannel } from 'redialer/grpc';
 
 // A one-method service with JSON messages, so that the example needs no .proto file. A generated
 // client (grpc-tools, ts-proto, @grpc/proto-loader) takes `channelOverride` the same way.

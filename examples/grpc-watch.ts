@@ -2,9 +2,6 @@
  * A watch stream that survives server restarts: a `ResilientStream` following its `ManagedChannel`,
  * resumed from the last event seen, so a server that replays from that cursor delivers every event
  * once. docs/grpc.md ("A resilient stream") shows the same code with a generated client.
- *
- * In your project: `import { ManagedChannel, ResilientStream } from 'redialer/grpc';` and your
- * generated client.
  */
 import {
   type ChannelCredentials,
@@ -16,7 +13,7 @@ import {
   type Metadata,
   type ServiceDefinition,
 } from '@grpc/grpc-js';
-import { ManagedChannel, ResilientStream } from '../src/adapters/grpc/index.js';
+import { ManagedChannel, ResilientStream } from 'redialer/grpc';
 
 export interface WatchRequest {
   readonly key: string;

@@ -8,7 +8,7 @@ import {
   idempotencyOfMethod,
   ratioBudget,
   retry,
-} from '../src/toolkits/retry/index.js';
+} from 'redialer/retry';
 
 // One budget and one set of metrics for every call this client makes.
 const budget = ratioBudget({ ratio: 0.1 });

@@ -3,7 +3,7 @@
  * docs/retry.md, "gRPC unary call".
  */
 import type * as grpc from '@grpc/grpc-js';
-import { grpcRetryPolicy, retry, tokenBucketBudget, type RetryAttemptContext } from '../src/toolkits/retry/index.js';
+import { grpcRetryPolicy, retry, tokenBucketBudget, type RetryAttemptContext } from 'redialer/retry';
 
 // As a service config would say it: {"retryPolicy": {"maxAttempts": 4, "initialBackoff": "0.1s",
 // "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}} and

@@ -2,11 +2,9 @@
  * A connection status badge in plain DOM: "Connected", "Connecting…", or "Reconnecting in 3 s ·
  * Retry now", for anything with redialer's `state$` (a ConnectionManager, a ManagedChannel, a
  * ReconnectingWebSocket).
- *
- * In your project: `import type { ConnectionSnapshot } from 'redialer';`
  */
 import type { Observable } from 'rxjs';
-import type { ConnectionSnapshot } from '../src/index.js';
+import type { ConnectionSnapshot } from 'redialer';
 
 /** What the badge needs: the states, and "Retry now". */
 export interface BadgeSource {

@@ -1,11 +1,9 @@
 /**
  * A WebSocket client in Node that reconnects with gRPC's backoff: redialer's ReconnectingWebSocket, a
  * drop-in for reconnecting-websocket, on the `ws` package. docs/websocket.md has the details.
- *
- * In your project: `import { ReconnectingWebSocket } from 'redialer/websocket';`
  */
 import WebSocket from 'ws';
-import { ReconnectingWebSocket } from '../src/adapters/websocket/index.js';
+import { ReconnectingWebSocket } from 'redialer/websocket';
 
 /** Opens a reconnecting socket to `url`; every message goes to `onMessage`. Call `close()` when done. */
 export function openFeed(

@@ -11,13 +11,10 @@
  *                                                        at or before `after`
  *           { "type": "cannot-resume" }                   `after` is older than what it keeps; it then
  *                                                        waits for the next `resume`
- *
- * In your project: `import { type CannotResumeError, ResumeCursor } from 'redialer';` and
- * `import { ReconnectingWebSocket } from 'redialer/websocket';`
  */
 import WebSocket from 'ws';
-import { type CannotResumeError, ResumeCursor } from '../src/index.js';
-import { ReconnectingWebSocket } from '../src/adapters/websocket/index.js';
+import { type CannotResumeError, ResumeCursor } from 'redialer';
+import { ReconnectingWebSocket } from 'redialer/websocket';
 
 type ServerFrame = { type: 'item'; seq: number; data: unknown } | { type: 'cannot-resume' };
 

@@ -15,8 +15,11 @@ export interface TypeDiagnostic {
   readonly message: string;
 }
 
-/** Type-checks the project whose tsconfig.json is in `dir`; returns its diagnostics. */
-export function typeCheckProject(dir: string): TypeDiagnostic[] {
+/** Type-checks the project whose tsconfig.json is in `dir`; returns its diagnostics, those `keep` accepts. */
+export function typeCheckProject(
+  dir: string,
+  keep: (diagnostic: ts.Diagnostic) => boolean = () => true,
+): TypeDiagnostic[] {
   const configPath = join(dir, 'tsconfig.json');
   const config = ts.getParsedCommandLineOfConfigFile(
     configPath,
@@ -37,7 +40,7 @@ export function typeCheckProject(dir: string): TypeDiagnostic[] {
     return sourceCache.get(key);
   };
   const program = ts.createProgram({ rootNames: config.fileNames, options: config.options, host });
-  return [...config.errors, ...ts.getPreEmitDiagnostics(program)].map((d) => {
+  return [...config.errors, ...ts.getPreEmitDiagnostics(program)].filter(keep).map((d) => {
     const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');
     if (d.file === undefined || d.start === undefined) return { file: undefined, line: 0, column: 0, message };
     const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);

@@ -109,12 +109,21 @@ export async function runOverhead({
   cycleSeconds: number;
 }): Promise<OverheadResult> {
   const heap: HeapFigure[] = [];
-  // A manager per row's options: its own options object (and policy) each, or one options object for
-  // the whole fleet, which shares one resolved copy. Backoff: fails at once, so TRANSIENT_FAILURE with
+  // A manager per row's options: its own options object each (whose grpcBackoff() call returns the
+  // one policy of those parameters), or one options object for the whole fleet, which shares one
+  // resolved copy. Backoff: fails at once, so TRANSIENT_FAILURE with
   // its one timer armed for an hour. READY: established, with a teardown as a real connector has.
   const backoffOptions = (): ConnectionManagerOptions<unknown> => ({
     connector: failing,
     backoff: grpcBackoff({ initialBackoff: HOUR }),
+    unref: true,
+  });
+  // A policy of its own per manager: initial backoffs that differ (a fleet that staggers its first
+  // waits), over one cap, so that only the policies differ, not what they share.
+  let staggered = 0;
+  const ownPolicyOptions = (): ConnectionManagerOptions<unknown> => ({
+    connector: failing,
+    backoff: grpcBackoff({ initialBackoff: HOUR + (staggered++ % 100_000), maxBackoff: 2 * HOUR }),
     unref: true,
   });
   const readyConnector = (): Observable<unknown> =>
@@ -127,6 +136,7 @@ export async function runOverhead({
   const sharedReady = readyOptions();
   const rows: [string, () => ConnectionManagerOptions<unknown>][] = [
     ['redialer ConnectionManager in backoff, own options', backoffOptions],
+    ['redialer ConnectionManager in backoff, own options and a policy of its own', ownPolicyOptions],
     ['redialer ConnectionManager in backoff, one options object for all', () => sharedBackoff],
     ['redialer ConnectionManager READY, own options', readyOptions],
     ['redialer ConnectionManager READY, one options object for all', () => sharedReady],

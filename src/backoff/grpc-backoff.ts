@@ -55,44 +55,85 @@ export const GRPC_BACKOFF_DEFAULTS = Object.freeze({
   jitterMode: 'episode',
 } satisfies Required<GrpcBackoffOptions>);
 
-/** The episode's factor for a draw `r` in [0, 1]. */
-function episodeFactor(r: number, policy: GrpcBackoffPolicy): number {
-  const { jitter, multiplier, jitterMode } = policy;
-  if (jitterMode === 'episode-period') return multiplier ** (r - 0.5);
-  if (jitterMode === 'episode-log') return jitter >= 1 ? 2 * r : (1 - jitter) * ((1 + jitter) / (1 - jitter)) ** r;
-  return 1 - jitter + 2 * jitter * r;
-}
-
 /**
- * The policy: its resolved parameters as fields, and `first()` and `bounds` on the prototype, so that a
- * policy per manager (a fleet whose managers each get their own options) costs one small object.
+ * What a policy's steps read besides their own backoff: the growth, the jitter, the cap and the jitter
+ * mode. Interned by value, so that policies which differ only in their initial backoff (a fleet that
+ * staggers its managers' first waits) share one, and its fractional numbers are boxed once.
  */
-class GrpcBackoffPolicy implements BackoffPolicy {
-  #first: GrpcBackoff | undefined = undefined;
-
+class GrpcShape {
   constructor(
-    readonly initialBackoff: number,
     readonly multiplier: number,
     readonly jitter: number,
     /** Capped at the largest timer, so that no product or jitter can overflow to Infinity or NaN. */
     readonly maxBackoff: number,
     readonly jitterMode: GrpcJitterMode,
   ) {}
+}
+
+/** The episode's factor for a draw `r` in [0, 1]. */
+function episodeFactor(r: number, shape: GrpcShape): number {
+  const { jitter, multiplier, jitterMode } = shape;
+  if (jitterMode === 'episode-period') return multiplier ** (r - 0.5);
+  if (jitterMode === 'episode-log') return jitter >= 1 ? 2 * r : (1 - jitter) * ((1 + jitter) / (1 - jitter)) ** r;
+  return 1 - jitter + 2 * jitter * r;
+}
+
+/** The step after one whose un-jittered backoff was `base` (and whose episode factor is `factor`, if drawn). */
+function nextStep(base: number, factor: number | undefined, shape: GrpcShape, random: RandomSource): Backoff {
+  const { multiplier, maxBackoff, jitter, jitterMode } = shape;
+  const grown = Math.min(base * multiplier, maxBackoff);
+  if (jitterMode === 'independent') {
+    const spread = jitter * grown;
+    return new GrpcBackoff(clampDelay(grown + uniform(random, -spread, spread)), grown, shape, undefined);
+  }
+  const drawn = factor ?? episodeFactor(uniform(random, 0, 1), shape);
+  return new GrpcBackoff(clampDelay(grown * drawn), grown, shape, drawn);
+}
+
+/**
+ * The policy, which is also its own first step (the first wait is the initial backoff, un-jittered):
+ * one object of two fields per policy, its shape shared, and `first()`, `next()` and `bounds` on the
+ * prototype, so that a policy per manager (a fleet whose managers each get their own options) costs
+ * one small object.
+ */
+class GrpcBackoffPolicy implements BackoffPolicy, Backoff {
+  constructor(
+    /** The initial backoff: the first wait, exactly. */
+    readonly delay: number,
+    private readonly shape: GrpcShape,
+  ) {}
 
   first(): Backoff {
-    return (this.#first ??= new GrpcBackoff(clampDelay(this.initialBackoff), this.initialBackoff, this, undefined));
+    return this;
+  }
+
+  next(random: RandomSource): Backoff {
+    return nextStep(this.delay, undefined, this.shape, random);
   }
 
   get bounds(): { readonly min: number; readonly max: number } {
+    const { jitterMode, multiplier, jitter, maxBackoff } = this.shape;
     // The longest wait: the cap moved up by the largest jitter factor.
-    const top = this.jitterMode === 'episode-period' ? Math.sqrt(this.multiplier) : 1 + this.jitter;
-    return { min: clampDelay(this.initialBackoff), max: clampDelay(this.maxBackoff * top) };
+    const top = jitterMode === 'episode-period' ? Math.sqrt(multiplier) : 1 + jitter;
+    return { min: this.delay, max: clampDelay(maxBackoff * top) };
   }
 }
 
-/** The policies made most recently, by parameters; the oldest is dropped past {@link INTERNED}. */
+/** The policies and the shapes made most recently, by parameters; the oldest is dropped past {@link INTERNED}. */
 const interned = new Map<string, GrpcBackoffPolicy>();
+const shapes = new Map<string, GrpcShape>();
 const INTERNED = 64;
+
+/** `map.get(key)`, or `make()` stored under `key`, the oldest entry dropped past {@link INTERNED}. */
+function internedIn<T>(map: Map<string, T>, key: string, make: () => T): T {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+    if (map.size > INTERNED) map.delete(map.keys().next().value ?? key);
+  }
+  return value;
+}
 
 class GrpcBackoff implements Backoff {
   constructor(
@@ -100,20 +141,13 @@ class GrpcBackoff implements Backoff {
     readonly delay: number,
     /** The un-jittered backoff this step was derived from. */
     readonly base: number,
-    private readonly policy: GrpcBackoffPolicy,
-    /** The episode's jitter factor, drawn at the first jittered wait (undefined before, and in 'independent'). */
+    private readonly shape: GrpcShape,
+    /** The episode's jitter factor, drawn at the first jittered wait (undefined in 'independent'). */
     private readonly factor: number | undefined,
   ) {}
 
   next(random: RandomSource): Backoff {
-    const { multiplier, maxBackoff, jitter, jitterMode } = this.policy;
-    const base = Math.min(this.base * multiplier, maxBackoff);
-    if (jitterMode === 'independent') {
-      const spread = jitter * base;
-      return new GrpcBackoff(clampDelay(base + uniform(random, -spread, spread)), base, this.policy, undefined);
-    }
-    const factor = this.factor ?? episodeFactor(uniform(random, 0, 1), this.policy);
-    return new GrpcBackoff(clampDelay(base * factor), base, this.policy, factor);
+    return nextStep(this.base, this.factor, this.shape, random);
   }
 }
 
@@ -145,13 +179,10 @@ export function grpcBackoff(options: GrpcBackoffOptions = {}): BackoffPolicy {
   const jitterMode = optionalChoice('jitterMode', raw['jitterMode'], GRPC_JITTER_MODES, d.jitterMode);
   const cap = Math.min(maxBackoff, MAX_DELAY_MS);
   // A policy is an immutable value: calls with the same parameters share one (a fleet whose managers
-  // each call grpcBackoff({...}) holds one policy, and one first step, instead of one each).
-  const key = `${String(initialBackoff)}/${String(multiplier)}/${String(jitter)}/${String(cap)}/${jitterMode}`;
-  let policy = interned.get(key);
-  if (policy === undefined) {
-    policy = new GrpcBackoffPolicy(initialBackoff, multiplier, jitter, cap, jitterMode);
-    interned.set(key, policy);
-    if (interned.size > INTERNED) interned.delete(interned.keys().next().value ?? key);
-  }
-  return policy;
+  // each call grpcBackoff({...}) holds one policy instead of one each), and policies share their shape.
+  const shapeKey = `${String(multiplier)}/${String(jitter)}/${String(cap)}/${jitterMode}`;
+  return internedIn(interned, `${String(initialBackoff)}/${shapeKey}`, () => {
+    const shape = internedIn(shapes, shapeKey, () => new GrpcShape(multiplier, jitter, cap, jitterMode));
+    return new GrpcBackoffPolicy(clampDelay(initialBackoff), shape);
+  });
 }

@@ -9,8 +9,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packPackage, type PackedPackage } from '../support/packed-package.js';
+import { describe, expect, it } from 'vitest';
+import { packedForSuite } from '../support/packed-package.js';
 import { formatDiagnostics, typeCheckProject } from '../support/type-check.js';
 import { EVERY_RWS_OPTION_SOURCE } from '../support/websocket/rws-options.js';
 
@@ -258,19 +258,13 @@ const CONSUMERS: readonly Consumer[] = [
   }),
 ];
 
-let packed: PackedPackage | undefined;
-beforeAll(async () => {
-  if (!skip) packed = await packPackage();
-}, 120_000);
-afterAll(() => {
-  packed?.remove();
-});
+const packed = packedForSuite(skip);
 
 describe.skipIf(skip)('the packed types compile for each kind of consumer', () => {
   it.each(CONSUMERS.map((c) => [c.name, c] as const))(
     '%s',
     (_name, consumer) => {
-      const pkg = packed!;
+      const pkg = packed();
       const dir = join(pkg.dir, `consumer-${String(CONSUMERS.indexOf(consumer))}`);
       mkdirSync(dir, { recursive: true });
       for (const name of consumer.links) pkg.link(name);

@@ -14,8 +14,8 @@
 import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listFiles, packPackage, type PackedPackage, repoRoot } from '../support/packed-package.js';
+import { describe, expect, it } from 'vitest';
+import { listFiles, packedForSuite, repoRoot } from '../support/packed-package.js';
 import { sourceEntries } from '../support/source-entry.js';
 import { formatDiagnostics, typeCheckProject } from '../support/type-check.js';
 
@@ -93,17 +93,11 @@ function onImportsInJavaScript(diagnostic: ts.Diagnostic): boolean {
   );
 }
 
-let packed: PackedPackage | undefined;
-beforeAll(async () => {
-  if (!skip) packed = await packPackage();
-}, 120_000);
-afterAll(() => {
-  packed?.remove();
-});
+const packed = packedForSuite(skip);
 
 describe.skipIf(skip)('the shipped examples', () => {
   it('type-check against the packed package, copied out of it into a consumer project', () => {
-    const pkg = packed!;
+    const pkg = packed();
     const dir = join(pkg.dir, 'examples-consumer');
     cpSync(join(pkg.dir, 'node_modules/redialer/examples'), dir, { recursive: true });
     const files = listFiles(dir).filter((file) => /\.(ts|tsx|mts|js|mjs)$/.test(file));

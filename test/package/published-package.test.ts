@@ -10,22 +10,15 @@ import { dirname, join, normalize } from 'node:path';
 import { promisify } from 'node:util';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packPackage, type PackedPackage, repoRoot } from '../support/packed-package.js';
+import { describe, expect, it } from 'vitest';
+import { packedForSuite, repoRoot } from '../support/packed-package.js';
 
 const run = promisify(execFile);
 const skip = process.env['REDIALER_PACKAGE_CHECKS'] === 'skip';
 if (skip) console.log('published-package: skipped (REDIALER_PACKAGE_CHECKS=skip; runs once per CI)');
 
-let packed: PackedPackage | undefined;
-const pkgDir = (): string => join(packed!.dir, 'node_modules/redialer');
-
-beforeAll(async () => {
-  if (!skip) packed = await packPackage();
-}, 120_000);
-afterAll(() => {
-  packed?.remove();
-});
+const packed = packedForSuite(skip);
+const pkgDir = (): string => join(packed().dir, 'node_modules/redialer');
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens. */
 function anchorsOf(markdown: string): Set<string> {
@@ -50,7 +43,7 @@ describe.skipIf(skip)('the published package', () => {
 
   it('arethetypeswrong reports nothing (.attw.json: CommonJS require of ESM is supported from Node 20.19)', async () => {
     const attw = join(repoRoot, 'node_modules/@arethetypeswrong/cli/dist/index.js');
-    const outcome = await run(process.execPath, [attw, packed!.tarball, '--format', 'ascii', '--no-color'], {
+    const outcome = await run(process.execPath, [attw, packed().tarball, '--format', 'ascii', '--no-color'], {
       cwd: repoRoot,
       timeout: 120_000,
     }).then(
@@ -61,7 +54,7 @@ describe.skipIf(skip)('the published package', () => {
   }, 130_000);
 
   it('every source map carries its sources (src/ is not shipped)', () => {
-    const maps = packed!.files.filter((f) => f.endsWith('.map'));
+    const maps = packed().files.filter((f) => f.endsWith('.map'));
     expect(maps.length).toBeGreaterThan(0);
     expect(maps.filter((f) => f.endsWith('.d.ts.map'))).toEqual([]);
     const incomplete = maps.filter((f) => {
@@ -76,7 +69,7 @@ describe.skipIf(skip)('the published package', () => {
 
   it('every relative link of the shipped Markdown resolves inside the package', () => {
     const broken: string[] = [];
-    for (const file of packed!.files.filter((f) => f.endsWith('.md'))) {
+    for (const file of packed().files.filter((f) => f.endsWith('.md'))) {
       const text = readFileSync(join(pkgDir(), file), 'utf8');
       const lines = text.split('\n');
       lines.forEach((line, index) => {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll } from 'vitest';
 
 const run = promisify(execFile);
 
@@ -66,4 +67,22 @@ export function listFiles(dir: string, prefix = ''): string[] {
     const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
     return entry.isDirectory() ? listFiles(dir, path) : [path];
   });
+}
+
+/**
+ * The packed package for the tests of one file: packed before them (unless `skip`), removed after
+ * them. Returns its getter, which throws if the tests asked for it while skipped.
+ */
+export function packedForSuite(skip: boolean): () => PackedPackage {
+  let packed: PackedPackage | undefined;
+  beforeAll(async () => {
+    if (!skip) packed = await packPackage();
+  }, 120_000);
+  afterAll(() => {
+    packed?.remove();
+  });
+  return () => {
+    if (packed === undefined) throw new Error('the package was not packed (REDIALER_PACKAGE_CHECKS=skip)');
+    return packed;
+  };
 }

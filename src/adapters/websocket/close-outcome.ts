@@ -6,6 +6,7 @@
  */
 import { permanent } from '../../errors/permanent-error.js';
 import { retryAfter } from '../../errors/retry-after-error.js';
+import { withoutStackTrace } from '../../internal/without-stack-trace.js';
 import { type ClosePolicy, decideClose } from './close-policy.js';
 import { WebSocketCloseError } from './websocket-close-error.js';
 import type { CloseEventLike, ErrorEventLike } from './websocket-types.js';
@@ -25,9 +26,22 @@ export function errorCause(event: ErrorEventLike): unknown {
 
 /**
  * The error that ends the attempt or the connection: a PermanentError for a close that stops the
- * client, a RetryAfterError for a server-directed wait, else the WebSocketCloseError itself.
+ * client, a RetryAfterError for a server-directed wait, else the WebSocketCloseError itself. Built
+ * without stack traces (made in the socket's close callback, their frames name only the event loop
+ * and redialer's internals), which also keeps them from holding what those frames reference: a
+ * snapshot's `lastError` that kept an unformatted trace kept the refused attempt's request and sockets
+ * alive for the whole wait.
  */
 export function closeOutcome(
+  close: CloseEventLike,
+  errorEvent: ErrorEventLike | undefined,
+  opened: boolean,
+  options: CloseOutcomeOptions,
+): unknown {
+  return withoutStackTrace(() => outcomeOf(close, errorEvent, opened, options));
+}
+
+function outcomeOf(
   close: CloseEventLike,
   errorEvent: ErrorEventLike | undefined,
   opened: boolean,

@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import WebSocket, { WebSocketServer } from 'ws';
 import { admission, drain } from '../../src/toolkits/server/index.js';
 import { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
+import { sleep } from '../support/wait.js';
 
 const { values } = parseArgs({
   options: { clients: { type: 'string' }, capacity: { type: 'string' }, downtime: { type: 'string' } },
@@ -24,7 +25,6 @@ const DOWNTIME = Number(values.downtime ?? 3000);
 const say = (text: string): void => {
   process.stderr.write(`${text}\n`);
 };
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Mode = 'plain restart' | 'crash, then admission()' | 'drain(), then admission()';
 

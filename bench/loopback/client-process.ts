@@ -23,6 +23,7 @@ import type { ConnectionSnapshot } from '../../src/core/connection-snapshot.js';
 import { http2Connector } from '../../src/adapters/grpc/http2-connector.js';
 import { ManagedChannel } from '../../src/adapters/grpc/managed-channel.js';
 import type { LoopbackRun } from './loopback-bench.js';
+import { until } from '../support/wait.js';
 
 interface Fleet {
   readyCount(): number;
@@ -34,16 +35,6 @@ type Message =
   | { readonly cmd: 'begin' }
   | { readonly cmd: 'dropped' }
   | { readonly cmd: 'return' };
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(check: () => boolean, limitMs: number, what: string): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
 
 /** A connection redialer keeps: its snapshots, how it starts connecting, how it ends. */
 interface Kept {

@@ -22,6 +22,7 @@
  * @module
  */
 import { IpcChild, type Reply } from './ipc-child.js';
+import { sleep } from '../support/wait.js';
 
 /** One fleet, one run. */
 export interface LoopbackRun {
@@ -111,8 +112,6 @@ async function storm(
   await server.start(port);
   return (await all({ cmd: 'return' })).map((answer) => answer['run'] as LoopbackRun);
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `items` in each of its rotations: each item comes first, second… and last once. */
 function rotations<T>(items: readonly T[]): T[][] {

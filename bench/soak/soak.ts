@@ -27,6 +27,7 @@ import WebSocket from 'ws';
 import { ReconnectingWebSocket, type ReconnectingWebSocketOptions } from '../../src/adapters/websocket/index.js';
 import type { ServerStats } from './flapping-server.js';
 import { VirtualServer, virtualWebSocketClass } from './virtual-socket.js';
+import { sleep } from '../support/wait.js';
 
 const { values } = parseArgs({
   options: {
@@ -79,10 +80,6 @@ const virtualCount = managers - realCount;
 const say = (text: string): void => {
   process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${text}\n`);
 };
-const sleep = (ms: number): Promise<void> =>
-  new Promise((resolve) => {
-    setTimeout(resolve, ms);
-  });
 const gc = (globalThis as { gc?: () => void }).gc;
 
 // The server process.

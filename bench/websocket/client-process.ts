@@ -30,6 +30,7 @@ import ReconnectingWebSocketModule from 'reconnecting-websocket';
 import WS from 'ws';
 import { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
 import type { WebSocketRun } from './websocket-bench.js';
+import { sleep, until } from '../support/wait.js';
 
 // The package's CommonJS entry exports the class itself; its typings describe an ES default export.
 const RWS = ReconnectingWebSocketModule as unknown as typeof ReconnectingWebSocketModule.default;
@@ -47,7 +48,23 @@ interface PeerInternals {
   readonly _ws?: { readonly readyState: number };
 }
 
-const peerAttempting = (socket: unknown): boolean => (socket as PeerInternals)._ws?.readyState === WS.CONNECTING;
+/** A peer's socket (partysocket and reconnecting-websocket have the same surface here). */
+interface PeerSocket {
+  addEventListener(type: 'open' | 'close', listener: () => void): void;
+  close(): void;
+}
+
+function peer(socket: PeerSocket): Socket {
+  return {
+    on: (type, listener) => {
+      socket.addEventListener(type, listener);
+    },
+    attempting: () => (socket as PeerInternals)._ws?.readyState === WS.CONNECTING,
+    close: () => {
+      socket.close();
+    },
+  };
+}
 
 /** One socket of `subject` to `url`, with each library's defaults and `ws` as the WebSocket class. */
 function openSocket(subject: string, url: string): Socket {
@@ -64,30 +81,10 @@ function openSocket(subject: string, url: string): Socket {
         },
       };
     }
-    case 'partysocket': {
-      const socket = new PartySocket(url, [], { WebSocket: WS });
-      return {
-        on: (type, listener) => {
-          socket.addEventListener(type, listener);
-        },
-        attempting: () => peerAttempting(socket),
-        close: () => {
-          socket.close();
-        },
-      };
-    }
-    case 'reconnecting-websocket': {
-      const socket = new RWS(url, [], { WebSocket: WS, ...rwsOptions });
-      return {
-        on: (type, listener) => {
-          socket.addEventListener(type, listener);
-        },
-        attempting: () => peerAttempting(socket),
-        close: () => {
-          socket.close();
-        },
-      };
-    }
+    case 'partysocket':
+      return peer(new PartySocket(url, [], { WebSocket: WS }));
+    case 'reconnecting-websocket':
+      return peer(new RWS(url, [], { WebSocket: WS, ...rwsOptions }));
     case 'ws': {
       // The reference: a plain socket, which never reconnects.
       const socket = new WS(url);
@@ -164,17 +161,6 @@ type Message =
   | { readonly cmd: 'return' }
   | { readonly cmd: 'close' };
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(check: () => boolean, limitMs: number, what: string): Promise<void> {
-  const end = performance.now() + limitMs;
-  while (!check()) {
-    if (performance.now() > end)
-      throw new Error(`${subject}: timed out after ${String(limitMs)} ms waiting for ${what}`);
-    await sleep(5);
-  }
-}
-
 function gc(): void {
   const collect = (globalThis as { gc?: () => void }).gc;
   if (collect === undefined) throw new Error('the WebSocket bench client needs node --expose-gc');
@@ -238,7 +224,7 @@ async function handle(message: Message): Promise<object> {
       const start = performance.now();
       const built = openFleet(message.url, message.sockets);
       fleet = built;
-      await until(() => built.open() === built.sockets.length, 60_000, 'the first connections');
+      await until(() => built.open() === built.sockets.length, 60_000, `${subject}: the first connections`);
       return { openAfter: performance.now() - start, minReconnectionDelay };
     }
     case 'heap-open':
@@ -259,7 +245,7 @@ async function handle(message: Message): Promise<object> {
       return {};
     case 'dropped': {
       const built = current();
-      await until(() => built.open() === 0, 30_000, 'every socket to drop');
+      await until(() => built.open() === 0, 30_000, `${subject}: every socket to drop`);
       if (measuring !== undefined) measuring.droppedAfter = performance.now() - measuring.at;
       if (!message.heap) return {};
       // At once, before the first retry (redialer's comes 1 s after the loss).
@@ -314,7 +300,7 @@ async function handle(message: Message): Promise<object> {
           return open === n;
         },
         120_000,
-        'every socket to open again',
+        `${subject}: every socket to open again`,
       );
       const allOpenAfter = performance.now() - back;
       const used = cpuMs(process.cpuUsage(m.cpu)) - m.gcCpuMs;

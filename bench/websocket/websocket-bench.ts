@@ -47,6 +47,7 @@
  */
 import { IpcChild, type Reply } from '../loopback/ipc-child.js';
 import { WEBSOCKET_DEFAULTS } from '../../src/adapters/websocket/index.js';
+import { sleep } from '../support/wait.js';
 
 /** The libraries compared; the first is redialer. */
 export const SUBJECTS = ['redialer', 'partysocket', 'reconnecting-websocket'] as const;
@@ -206,8 +207,6 @@ class ClientProcess {
     this.#child.close();
   }
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Options of {@link runWebSocketBench}. */
 export interface WebSocketBenchOptions {

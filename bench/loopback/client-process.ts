@@ -24,6 +24,7 @@ import { http2Connector } from '../../src/adapters/grpc/http2-connector.js';
 import { ManagedChannel } from '../../src/adapters/grpc/managed-channel.js';
 import type { LoopbackRun } from './loopback-bench.js';
 import { until } from '../support/wait.js';
+import { answerIpc } from './ipc-child.js';
 
 interface Fleet {
   readyCount(): number;
@@ -199,13 +200,7 @@ async function handle(message: Message): Promise<object> {
   }
 }
 
-process.on('message', (message: Message) => {
-  handle(message).then(
-    (answer) => process.send?.({ ok: true, ...answer }),
-    (error: unknown) => process.send?.({ ok: false, error: error instanceof Error ? error.message : String(error) }),
-  );
-});
-process.on('disconnect', () => {
+answerIpc(handle, () => {
   fleet?.close();
   process.exit(0);
 });

@@ -38,3 +38,22 @@ export class IpcChild {
     this.#child.disconnect();
   }
 }
+
+/**
+ * The child's side: answers each message with `handle`'s result as `{ ok: true, … }`, or its throw or
+ * rejection as `{ ok: false, error }`; on the parent's disconnect, runs `onDisconnect`, which ends the
+ * process.
+ */
+export function answerIpc(handle: (message: never) => object | Promise<object>, onDisconnect: () => void): void {
+  // Each child's messages are of its own type, which the parent's side (IpcChild.ask) sends.
+  process.on('message', (message: unknown) => {
+    Promise.resolve()
+      .then(() => handle(message as never))
+      .then(
+        (answer) => process.send?.({ ok: true, ...answer }),
+        (error: unknown) =>
+          process.send?.({ ok: false, error: error instanceof Error ? error.message : String(error) }),
+      );
+  });
+  process.on('disconnect', onDisconnect);
+}

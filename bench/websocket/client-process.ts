@@ -31,6 +31,7 @@ import WS from 'ws';
 import { ReconnectingWebSocket } from '../../src/adapters/websocket/index.js';
 import type { WebSocketRun } from './websocket-bench.js';
 import { sleep, until } from '../support/wait.js';
+import { answerIpc } from '../loopback/ipc-child.js';
 
 // The package's CommonJS entry exports the class itself; its typings describe an ES default export.
 const RWS = ReconnectingWebSocketModule as unknown as typeof ReconnectingWebSocketModule.default;
@@ -329,13 +330,7 @@ async function handle(message: Message): Promise<object> {
   }
 }
 
-process.on('message', (message: Message) => {
-  handle(message).then(
-    (answer) => process.send?.({ ok: true, ...answer }),
-    (error: unknown) => process.send?.({ ok: false, error: error instanceof Error ? error.message : String(error) }),
-  );
-});
-process.on('disconnect', () => {
+answerIpc(handle, () => {
   fleet?.close();
   // The sockets' close handshakes get a moment; nothing may keep the process past it.
   setTimeout(() => process.exit(0), 500).unref();

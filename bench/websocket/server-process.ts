@@ -14,6 +14,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
+import { answerIpc } from '../loopback/ipc-child.js';
 
 type Message =
   { readonly cmd: 'listen'; readonly port: number } | { readonly cmd: 'drop' } | { readonly cmd: 'counts' };
@@ -62,15 +63,7 @@ function handle(message: Message): Promise<object> | object {
   }
 }
 
-process.on('message', (message: Message) => {
-  Promise.resolve()
-    .then(() => handle(message))
-    .then(
-      (answer) => process.send?.({ ok: true, ...answer }),
-      (error: unknown) => process.send?.({ ok: false, error: error instanceof Error ? error.message : String(error) }),
-    );
-});
-process.on('disconnect', () => {
+answerIpc(handle, () => {
   if (http.listening) http.close();
   for (const socket of wss.clients) socket.terminate();
   process.exit(0);

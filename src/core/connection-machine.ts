@@ -116,7 +116,7 @@ export interface MachineRules {
    * lost before minUptime) with none left, the machine gives up. @defaultValue Infinity
    */
   readonly maxRetries?: number;
-  /** The first reconnect after a lost READY connection waits U(0, reconnectSpread) more; 0: none. Optional: 0. */
+  /** The first reconnect after a lost READY connection starts no sooner than U(0, reconnectSpread) after the loss; 0: none. Optional: 0. */
   readonly reconnectSpread?: number;
   /**
    * A connection lost after minUptime counts as the first failure of a new cycle: one first wait,

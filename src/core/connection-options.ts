@@ -67,10 +67,11 @@ export interface ConnectionManagerOptions<C> {
    */
   readonly maxRetries?: number;
   /**
-   * Spreads the first reconnect after a lost READY connection: it waits a uniform draw in
-   * [0, reconnectSpread] ms (on top of any wait the backoff or the server asks for), so that clients
-   * that lose one server together do not all dial at the same instant. 0 reconnects at once, as gRPC
-   * does. @defaultValue 0
+   * Spreads the first reconnect after a lost READY connection: it starts no sooner than a uniform
+   * draw in [0, reconnectSpread] ms after the loss, or later if the backoff (`backoffAfterLoss`) or
+   * the server asks for a longer wait (the longer of the two counts), so that clients that lose one
+   * server together do not all dial at the same instant. 0 reconnects at once, as gRPC does.
+   * @defaultValue 0
    */
   readonly reconnectSpread?: number;
   /**

@@ -1,5 +1,6 @@
 /**
- * `reconnectSpread`: the first reconnect after a lost READY connection waits U(0, spread) more.
+ * `reconnectSpread`: the first reconnect after a lost READY connection starts no sooner than U(0,
+ * spread) after the loss, or at the backoff's or the server's wait if that is later.
  * Table tests on the pure transition function, then one manager on virtual time.
  */
 import { describe, expect, it } from 'vitest';

@@ -139,10 +139,13 @@ export interface ReconnectingWebSocketOptions {
   /** Receives every transition of the underlying connection manager. */
   readonly trace?: (entry: TraceEntry) => void;
   /**
-   * Spreads the first reconnect after a lost open connection: it waits a uniform draw in
-   * [0, reconnectSpread] ms (on top of any wait the backoff or the server asks for), so that clients
-   * that lose one server together do not all dial at the same instant. 0 reconnects at once, as gRPC
-   * does (the connection manager's `reconnectSpread`). @defaultValue 0
+   * Spreads the first reconnect after a lost open connection: it starts no sooner than a uniform
+   * draw in [0, reconnectSpread] ms after the loss, or later if `minReconnectionDelay` (with
+   * `backoffAfterLoss`) or the server asks for a longer wait (the longer counts), so that clients that
+   * lose one server together do not all dial at the same instant: with the default 1 s first wait, a
+   * spread spreads only the reconnects it moves past 1 s (`reconnectSpread: 5000` leaves a fifth at
+   * 1 s and spreads the rest over 1–5 s). 0: no spread (the connection manager's `reconnectSpread`).
+   * @defaultValue 0
    */
   readonly reconnectSpread?: number;
   /**
